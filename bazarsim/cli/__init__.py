@@ -1,0 +1,24 @@
+"""The ``bazarsim`` command line: a thin skin over the Python API.
+
+Each command group lives in its own module and registers itself on :data:`app`.
+User mistakes (:class:`~bazarsim.errors.BazarsimError`) are printed on one line to
+stderr with exit code 2, never as a traceback.
+"""
+
+from __future__ import annotations
+
+from .common import app
+
+# Command modules register themselves on import.
+from . import rules_cmd  # noqa: E402,F401  isort: skip
+from . import eval_cmd  # noqa: E402,F401  isort: skip
+
+
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point of the console script and of ``python -m bazarsim``."""
+    app(args=argv, prog_name="bazarsim")
+
+
+__all__ = ["app", "main"]

@@ -1,0 +1,73 @@
+"""``bazarsim rules``: show a ruleset's card tables and options."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from ..cards import RANKS
+from ..contracts import KIND_NAMES
+from ..rulesets import RULESETS, get_ruleset
+from .common import Format, OptionOpt, command, emit_json, emit_records, load_ruleset
+
+
+@command("rules")
+def rules_command(
+    name: Annotated[
+        str | None, typer.Argument(help=f"Ruleset to show ({', '.join(RULESETS)}); omit to list.")
+    ] = None,
+    option: OptionOpt = None,
+    fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.table,
+) -> None:
+    """Show a ruleset's card order, points, declarations and every option."""
+    if name is None:
+        rows = [{"ruleset": r.name, "description": r.description} for r in RULESETS.values()]
+        emit_records(rows, fmt, title="Rulesets (default: bazar)")
+        return
+    get_ruleset(name)  # unknown names list the valid ones
+    rs = load_ruleset(name, option)
+    cr, dr = rs.cards, rs.declarations
+    card_rows = [
+        {
+            "card": r,
+            "trump / VK": cr.trump_points.get(r, 0),
+            "plain": cr.plain_points.get(r, 0),
+            "BK": cr.bk_points.get(r, 0),
+            "four (suit/VK)": dr.four_values.get(r, "-"),
+            "four (BK)": dr.four_values_bk.get(r, "-"),
+        }
+        for r in reversed(RANKS)
+    ]
+    option_rows = [
+        {
+            "option": o["option"],
+            "value": o["value"],
+            "ambiguous": "yes" if o["ambiguous"] else "",
+            "meaning": o["doc"] + (f" [{' | '.join(o['choices'])}]" if o["choices"] else ""),
+        }
+        for o in rs.option_docs()
+    ]
+    if fmt == Format.json:
+        emit_json(
+            {
+                "name": rs.name,
+                "description": rs.description,
+                "sources": list(rs.sources),
+                "kinds": [KIND_NAMES[k] for k in rs.kinds],
+                "deal_pattern": rs.deal_pattern,
+                "deal_totals": {KIND_NAMES[k]: v for k, v in rs.deal_total.items()},
+                "options": rs.options(),
+            }
+        )
+        return
+    totals = ", ".join(f"{KIND_NAMES[k]} {v}" for k, v in rs.deal_total.items())
+    typer.echo(f"{rs.name}: {rs.description}")
+    typer.echo(
+        f"sources: {', '.join(rs.sources)}; contract kinds: "
+        f"{' '.join(KIND_NAMES[k] for k in rs.kinds)}; deal: {rs.deal_pattern}; "
+        f"deal totals: {totals}"
+    )
+    typer.echo(f"order trump/VK: {' '.join(cr.trump_order)}   plain/BK: {' '.join(cr.plain_order)}")
+    emit_records(card_rows, fmt, title="Card points and fours")
+    emit_records(option_rows, fmt, title="Options (change with -o part.field=value)")

@@ -1,0 +1,370 @@
+"""Rulesets as data: card order and points, legal-play flags, declarations, auction, scoring.
+
+Each ruleset is a frozen :class:`Ruleset` built from four named parts. Every choice that
+RULES.md marks as ambiguous is a named field with a documented default; change one with
+:meth:`Ruleset.with_options` (CLI: ``--option part.field=value``). Kernels never look at
+the ruleset's name: :mod:`bazarsim.tables` turns a ruleset into numeric tables and flags.
+
+Sources (``../shared/seeds``): 000 Bazar belot house code, 001 Bazar Blot club rules,
+002 card/combination values, 003 French belote, 004 Croatian Bela.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+from .contracts import BK, KIND_NAMES, VK
+from .errors import RulesetError
+
+DEFAULT_RULESET = "bazar"
+
+
+def opt(default, doc: str, choices: tuple | None = None, ambiguous: bool = False):
+    """A ruleset field with its documentation (shown by ``bazarsim rules``)."""
+    meta = {"doc": doc, "choices": choices, "ambiguous": ambiguous}
+    if isinstance(default, dict):
+        return field(default_factory=lambda d=default: dict(d), metadata=meta)
+    return field(default=default, metadata=meta)
+
+
+# Orders are strings of ranks, strongest first; points are per rank.
+TRUMP_ORDER = "J9ATKQ87"
+PLAIN_ORDER = "ATKQJ987"
+
+
+@dataclass(frozen=True)
+class CardRules:
+    trump_order: str = opt(TRUMP_ORDER, "trump (and VK) strength, high to low")
+    plain_order: str = opt(PLAIN_ORDER, "plain-suit and BK strength, high to low")
+    trump_points: dict = opt(
+        {"J": 20, "9": 14, "A": 11, "T": 10, "K": 4, "Q": 3, "8": 0, "7": 0},
+        "card points of a trump (every suit in VK)",
+    )
+    plain_points: dict = opt(
+        {"A": 11, "T": 10, "K": 4, "Q": 3, "J": 2, "9": 0, "8": 0, "7": 0},
+        "card points of a plain suit in a suit contract",
+    )
+    bk_points: dict = opt(
+        {"A": 19, "T": 10, "K": 4, "Q": 3, "J": 2, "9": 0, "8": 0, "7": 0},
+        "card points in BK (no trump)",
+    )
+    last_trick_bonus: int = opt(10, "points for the last trick ('ostan')")
+
+
+@dataclass(frozen=True)
+class PlayRules:
+    """Legal-play duties (RULES.md section 3). VK: every lead counts as a trump lead."""
+
+    overtake_on_trump_lead: bool = opt(
+        True, "following a trump lead (any lead in VK), play higher than the trick's best if able"
+    )
+    overtake_on_plain_lead: bool = opt(
+        False, "following a plain-suit lead, play higher than the trick's best if able (bela-hr)"
+    )
+    trump_when_partner_winning: bool = opt(
+        False, "void in the led suit, must trump even when partner holds the trick"
+    )
+    overtrump_required: bool = opt(True, "when trumping, beat the trumps already played if able")
+    undertrump_required: bool = opt(
+        False,
+        "void and unable to beat an opponent's trump: must still play a trump",
+        ambiguous=True,
+    )
+    direction: str = opt(
+        "clockwise", "order of play (only seat naming changes)", ("clockwise", "counterclockwise")
+    )
+
+
+@dataclass(frozen=True)
+class DeclarationRules:
+    """Declarations (RULES.md section 4)."""
+
+    sequence_values: tuple = opt((20, 50, 100), "terz (3), fifty (4), quint (5 or more) values")
+    eight_card_sequence: str = opt(
+        "quint",
+        "an 8-card run: one quint (100, ranked as 8 long) or quint + terz "
+        "(120, ranked as a 5-card quint) - 002",
+        ("quint", "quint_plus_terz"),
+        ambiguous=True,
+    )
+    four_values: dict = opt(
+        {"J": 200, "9": 140, "A": 110, "T": 100, "K": 100, "Q": 100},
+        "four of a kind values in suit contracts and VK",
+    )
+    four_values_bk: dict = opt(
+        {"J": 100, "A": 190, "T": 100, "K": 100, "Q": 100},
+        "four of a kind values in BK (four 9s are no declaration)",
+    )
+    four_order: str = opt("J9ATKQ", "fours, high to low, in suit contracts and VK")
+    four_order_bk: str = opt("ATKQJ", "fours, high to low, in BK")
+    four_eights_cancel: bool = opt(
+        True, "four 8s cancel every declaration of every player (bela stays)", ambiguous=True
+    )
+    four_sevens_redeal: bool = opt(
+        True, "four 7s void the deal; the next dealer deals again", ambiguous=True
+    )
+    bela_value: int = opt(20, "K+Q of trump in one hand")
+    bela_every_suit_in_vk: bool = opt(True, "in VK each suit's K+Q is a bela")
+    vk_bela_only_when_led: bool = opt(
+        False,
+        "VK bela counts only when its suit is led or its holder leads it (002)",
+        ambiguous=True,
+    )
+    count_all_of_winner: bool = opt(
+        True, "the side with the best declaration scores all its declarations, the other none"
+    )
+
+
+@dataclass(frozen=True)
+class AuctionRules:
+    """The auction (RULES.md section 5)."""
+
+    style: str = opt(
+        "bazar",
+        "bazar: numeric bids from 8; belote: name a game, double/redouble; "
+        "bela: each speaks once, dealer must name a suit",
+        ("bazar", "belote", "bela"),
+    )
+    min_level: int = opt(8, "lowest bid level (promises 10 x level points)")
+    both_passed_first_round_only_contra: bool = opt(
+        True, "a side whose both players passed in the first round may later only contra"
+    )
+    dealer_must_name_after_three_passes: bool = opt(
+        False, "after three opening passes the dealer must name a game (else four passes redeal)",
+        ambiguous=True,
+    )
+    contra: bool = opt(True, "contra / recontra exist")
+    capot_bids: bool = opt(True, "capot may be bid")
+
+
+@dataclass(frozen=True)
+class ScoringRules:
+    """Deal scoring (RULES.md section 6). ``scheme`` names the formula family."""
+
+    scheme: str = opt(
+        "bazar", "formula family", ("bazar", "bazar-blot", "belote-fr", "bela-hr")
+    )
+    unit: str = opt(
+        "small", "score in small points (cards) or big points (deal = 16)", ("small", "big"),
+        ambiguous=True,
+    )
+    deal_value: int = opt(16, "big points for a deal")
+    vk_deal_value: int = opt(26, "big points for a VK deal")
+    capot_value: int = opt(25, "big points for a capot (instead of 16)")
+    capot_bonus: int = opt(90, "small points a capot adds to the deal (162 -> 252)")
+    contra_multiplier: int = opt(2, "contra multiplies the deal value")
+    recontra_multiplier: int = opt(4, "recontra multiplies the deal value")
+    sai_rounding: str = opt(
+        "down_1_5",
+        "small points -> sai (tens): remainder 1-5 down, 6-9 up; half_up; or the two sides sum to 16",
+        ("down_1_5", "half_up", "sum_to_total"),
+        ambiguous=True,
+    )
+    bid_multipliers: dict = opt(
+        {"suit": (1, 2, 4), "BK": (2, 3, 5), "VK": (2, 3, 5)},
+        "bazar-blot: level multiplier by kind for (none, contra, recontra) - Blot Star club",
+        ambiguous=True,
+    )
+    contra_style: str = opt(
+        "multiplier_table",
+        "bazar-blot: contra via the multiplier table, or doubling the whole score",
+        ("multiplier_table", "double_whole_score"),
+        ambiguous=True,
+    )
+    target: int = opt(301, "match target", ambiguous=True)
+    targets: tuple = opt((301,), "targets the ruleset allows")
+
+
+@dataclass(frozen=True)
+class Ruleset:
+    name: str
+    description: str
+    sources: tuple
+    kinds: tuple = (0, 1, 2, 3, BK, VK)
+    deal_pattern: str = "8"
+    cards: CardRules = field(default_factory=CardRules)
+    play: PlayRules = field(default_factory=PlayRules)
+    declarations: DeclarationRules = field(default_factory=DeclarationRules)
+    auction: AuctionRules = field(default_factory=AuctionRules)
+    scoring: ScoringRules = field(default_factory=ScoringRules)
+
+    PARTS = ("cards", "play", "declarations", "auction", "scoring")
+
+    # ------------------------------------------------------------------ options
+    def options(self) -> dict[str, Any]:
+        """Every option as ``{"part.field": value}``."""
+        out = {}
+        for part in self.PARTS:
+            obj = getattr(self, part)
+            for f in dataclasses.fields(obj):
+                out[f"{part}.{f.name}"] = getattr(obj, f.name)
+        return out
+
+    def option_docs(self) -> list[dict]:
+        rows = []
+        for part in self.PARTS:
+            obj = getattr(self, part)
+            for f in dataclasses.fields(obj):
+                rows.append(
+                    {
+                        "option": f"{part}.{f.name}",
+                        "value": getattr(obj, f.name),
+                        "doc": f.metadata.get("doc", ""),
+                        "choices": f.metadata.get("choices"),
+                        "ambiguous": f.metadata.get("ambiguous", False),
+                    }
+                )
+        return rows
+
+    def with_options(self, **changes: Any) -> Ruleset:
+        """A copy with options changed; keys are ``part.field`` or ``part__field``."""
+        parts = {p: {} for p in self.PARTS}
+        for key, value in changes.items():
+            part, _, name = key.replace("__", ".").partition(".")
+            if part not in parts:
+                raise RulesetError(f"unknown option {key!r}: parts are {', '.join(self.PARTS)}")
+            obj = getattr(self, part)
+            fmap = {f.name: f for f in dataclasses.fields(obj)}
+            if name not in fmap:
+                raise RulesetError(
+                    f"unknown option {key!r}: {part} has {', '.join(sorted(fmap))}", key
+                )
+            value = _coerce(value, getattr(obj, name), key)
+            choices = fmap[name].metadata.get("choices")
+            if choices and value not in choices:
+                raise RulesetError(
+                    f"bad value {value!r} for {key}: choose from {', '.join(choices)}", str(value)
+                )
+            parts[part][name] = value
+        new = {p: dataclasses.replace(getattr(self, p), **kw) for p, kw in parts.items() if kw}
+        return dataclasses.replace(self, **new)
+
+    def check_kind(self, kind: int) -> int:
+        if kind not in self.kinds:
+            have = " ".join(KIND_NAMES[k] for k in self.kinds)
+            raise RulesetError(
+                f"contract kind {KIND_NAMES[kind]} does not exist in ruleset {self.name} "
+                f"(it has {have})",
+                KIND_NAMES[kind],
+            )
+        return kind
+
+    @property
+    def deal_total(self) -> dict[int, int]:
+        """Card points + last trick per contract kind (162 / 258 in bazar)."""
+        from .tables import rule_tables
+
+        t = rule_tables(self)
+        return {k: int(t.card_points[k].sum()) + self.cards.last_trick_bonus for k in self.kinds}
+
+
+def _coerce(value: Any, current: Any, key: str) -> Any:
+    """Turn CLI strings into the option's type."""
+    if not isinstance(value, str) or isinstance(current, str):
+        return value
+    text = value.strip()
+    try:
+        if isinstance(current, bool):
+            low = text.lower()
+            if low in ("1", "true", "yes", "on"):
+                return True
+            if low in ("0", "false", "no", "off"):
+                return False
+            raise ValueError
+        if isinstance(current, int):
+            return int(text)
+        if isinstance(current, tuple):
+            return tuple(int(x) for x in text.split(","))
+    except ValueError:
+        raise RulesetError(
+            f"bad value {value!r} for {key}: expected {type(current).__name__}", value
+        ) from None
+    raise RulesetError(f"option {key} cannot be set from the command line", key)
+
+
+# --------------------------------------------------------------------------- registry
+
+_BAZAR = Ruleset(
+    name="bazar",
+    description="Bazar belot, Ukrainian house code: 8 cards at once, numeric bazar, 301.",
+    sources=("000", "002"),
+)
+
+_BAZAR_BLOT = dataclasses.replace(
+    _BAZAR,
+    name="bazar-blot",
+    description="Bazar Blot, Armenian club rules: no VK, scores in sai (tens), to 101.",
+    sources=("001", "002"),
+    kinds=(0, 1, 2, 3, BK),
+    play=PlayRules(undertrump_required=True),
+    scoring=ScoringRules(scheme="bazar-blot", unit="big", target=101, targets=(101, 151, 201, 301)),
+)
+
+_BELOTE_FR = dataclasses.replace(
+    _BAZAR,
+    name="belote-fr",
+    description="French four-player belote: 5+3 deal, name a game, double/redouble, 1001.",
+    sources=("003",),
+    deal_pattern="5+3",
+    play=PlayRules(undertrump_required=True),
+    declarations=DeclarationRules(
+        four_values={"J": 200, "9": 150, "A": 100, "T": 100, "K": 100, "Q": 100},
+        four_eights_cancel=False,
+        four_sevens_redeal=False,
+    ),
+    auction=AuctionRules(style="belote", min_level=8),
+    scoring=ScoringRules(
+        scheme="belote-fr", capot_bonus=100, target=1001, targets=(1001,), unit="small"
+    ),
+)
+
+_BELA_HR = dataclasses.replace(
+    _BAZAR,
+    name="bela-hr",
+    description="Croatian Bela: 6 seen + 2 hidden, one call each, suits only, 1001.",
+    sources=("004",),
+    kinds=(0, 1, 2, 3),
+    deal_pattern="6+2",
+    play=PlayRules(
+        overtake_on_plain_lead=True,
+        trump_when_partner_winning=True,
+        undertrump_required=True,
+        direction="counterclockwise",
+    ),
+    declarations=DeclarationRules(
+        four_values={"J": 200, "9": 150, "A": 100, "T": 100, "K": 100, "Q": 100},
+        four_eights_cancel=False,
+        four_sevens_redeal=False,
+    ),
+    auction=AuctionRules(style="bela", contra=False, capot_bids=False),
+    scoring=ScoringRules(scheme="bela-hr", capot_bonus=90, target=1001, targets=(1001,)),
+)
+
+RULESETS: dict[str, Ruleset] = {r.name: r for r in (_BAZAR, _BAZAR_BLOT, _BELOTE_FR, _BELA_HR)}
+
+
+def get_ruleset(name: str | Ruleset | None = None, **options: Any) -> Ruleset:
+    """Look a ruleset up by name (default ``bazar``), optionally changing options."""
+    if isinstance(name, Ruleset):
+        rs = name
+    else:
+        key = (name or DEFAULT_RULESET).strip().lower()
+        if key not in RULESETS:
+            raise RulesetError(
+                f"unknown ruleset {name!r}: choose from {', '.join(RULESETS)}", name
+            )
+        rs = RULESETS[key]
+    return rs.with_options(**options) if options else rs
+
+
+def parse_option_assignments(items: list[str] | None) -> dict[str, str]:
+    """``["play.undertrump_required=true", ...]`` -> dict, with clear errors."""
+    out = {}
+    for item in items or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise RulesetError(f"bad option {item!r}: expected part.field=value", item)
+        out[key.strip()] = value.strip()
+    return out
