@@ -1,0 +1,43 @@
+"""Timing helpers shared by the benchmark modules.
+
+Times are taken in-process with ``time.perf_counter``; JIT compilation is excluded by a
+warm-up call; each figure is the median of several repeats. Compare variants measured
+in the same run (ratios), since the machines are shared and noisy.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+from contextlib import contextmanager
+
+import numba
+
+
+def median_time(fn: Callable[[], object], repeats: int = 5, warmup: int = 1) -> float:
+    """Median wall time of ``fn()`` in seconds, after ``warmup`` untimed calls."""
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+@contextmanager
+def numba_threads(n: int):
+    """Run the block with ``n`` Numba threads (restored afterwards)."""
+    old = numba.get_num_threads()
+    numba.set_num_threads(min(n, numba.config.NUMBA_NUM_THREADS))
+    try:
+        yield
+    finally:
+        numba.set_num_threads(old)
+
+
+def row(group: str, name: str, value: float, unit: str, note: str = "") -> dict:
+    """One result line of the report."""
+    return {"group": group, "name": name, "value": float(value), "unit": unit, "note": note}
