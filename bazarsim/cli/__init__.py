@@ -12,6 +12,8 @@ from .common import app
 # Command modules register themselves on import.
 from . import rules_cmd  # noqa: E402,F401  isort: skip
 from . import eval_cmd  # noqa: E402,F401  isort: skip
+from . import odds_cmd  # noqa: E402,F401  isort: skip
+from . import demo_cmd  # noqa: E402,F401  isort: skip
 
 
 
