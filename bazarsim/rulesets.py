@@ -158,7 +158,8 @@ class ScoringRules:
     recontra_multiplier: int = opt(4, "recontra multiplies the deal value")
     sai_rounding: str = opt(
         "down_1_5",
-        "small points -> sai (tens): remainder 1-5 down, 6-9 up; half_up; or the two sides sum to 16",
+        "small points -> sai (tens): remainder 1-5 down, 6-9 up; half_up; "
+        "or the two sides sum to 16",
         ("down_1_5", "half_up", "sum_to_total"),
         ambiguous=True,
     )

@@ -64,7 +64,8 @@ def to_markdown(meta: dict, rows: list[dict]) -> str:
     for r in rows:
         if r["group"] != group:
             group = r["group"]
-            lines += ["", f"## {group}", "", "| benchmark | value | unit | note |", "|---|---:|---|---|"]
+            lines += ["", f"## {group}", "", "| benchmark | value | unit | note |",
+                      "|---|---:|---|---|"]
         lines.append(f"| {r['name']} | {fmt_value(r['value'])} | {r['unit']} | {r['note']} |")
     return "\n".join(lines) + "\n"
 
@@ -82,7 +83,8 @@ def main(argv: list[str] | None = None) -> None:
         mod = importlib.import_module(f"benchmarks.{name}")
         new = mod.collect(quick=args.quick)
         for r in new:
-            print(f"  {r['group']:<28} {r['name']:<52} {fmt_value(r['value']):>12} {r['unit']:<10} {r['note']}")
+            print(f"  {r['group']:<28} {r['name']:<52} {fmt_value(r['value']):>12} "
+                  f"{r['unit']:<10} {r['note']}")
         rows += new
     meta = machine()
     out = Path(args.out)

@@ -127,3 +127,28 @@ def deal_declarations(deal, dealer: int, kind: int, rs) -> dict:
 
 def suit_name(suit: int) -> str:
     return SUITS[suit]
+
+
+def all_hands(size: int = 8):
+    """Every ``size``-card hand as a ``uint32`` array, in increasing order (Gosper's hack)."""
+    import numba
+    import numpy as np
+
+    @numba.njit(cache=True)
+    def _enumerate(size, out):
+        v = np.uint64((1 << size) - 1)
+        i = 0
+        while v < np.uint64(1) << np.uint64(32):
+            out[i] = np.uint32(v)
+            i += 1
+            c = v & (~v + np.uint64(1))
+            r = v + c
+            v = (((r ^ v) >> np.uint64(2)) // c) | r
+        return i
+
+    from math import comb
+
+    out = np.empty(comb(32, size), np.uint32)
+    n = _enumerate(size, out)
+    assert n == out.size
+    return out

@@ -14,7 +14,8 @@ from .common import Format, OptionOpt, RulesetOpt, command, emit_json, emit_reco
 @command("eval")
 def eval_command(
     hand: Annotated[
-        str, typer.Argument(help="Hand in suit-dot form (AJ9.K7.Q.T87) or a card list (\"JS 9S AH\").")
+        str,
+        typer.Argument(help="Hand in suit-dot form (AJ9.K7.Q.T8) or a card list (\"JS 9S AH\")."),
     ],
     contract: Annotated[
         str | None,
@@ -51,7 +52,8 @@ def eval_command(
         typer.echo(
             "declarations: "
             + "; ".join(
-                f"{d.kind} {d.cards} = {d.value}" + (" (cancelled by four 8s)" if d.cancelled else "")
+                f"{d.kind} {d.cards} = {d.value}"
+                + (" (cancelled by four 8s)" if d.cancelled else "")
                 for d in decls
             )
         )

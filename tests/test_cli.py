@@ -1,0 +1,97 @@
+"""The command line: help, formats, one-line errors with exit code 2."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from typer.testing import CliRunner
+
+from bazarsim.cli import app
+
+runner = CliRunner()
+
+
+def run(*args):
+    return runner.invoke(app, list(args))
+
+
+def test_help_lists_commands():
+    r = run("--help")
+    assert r.exit_code == 0
+    for cmd in ("rules", "eval", "odds", "demo"):
+        assert cmd in r.output
+
+
+def test_odds_json():
+    r = run("odds", "--format", "json")
+    assert r.exit_code == 0, r.output
+    records = json.loads(r.output)
+    by = {x["feature"]: x["probability"] for x in records}
+    assert abs(by["kq_any_suit"] - 0.2142503) < 1e-6
+    for name in ["kq_trump", "jack_trump", "jack_nine_trump", "sequence_3plus", "sequence_4plus",
+                 "sequence_5plus", "four_of_a_kind_scoring", "four_jacks", "kq_trump_at_table"]:
+        assert name in by
+    assert abs(sum(by[f"trumps_{k}"] for k in range(9)) - 1) < 1e-12
+
+
+def test_odds_csv_and_selection():
+    r = run("odds", "kq_any_suit", "trumps_3", "--format", "csv")
+    assert r.exit_code == 0
+    lines = r.output.strip().splitlines()
+    assert lines[0].startswith("feature,probability") and len(lines) == 3
+
+
+def test_eval_json_fields():
+    r = run("eval", "AKQ.JT9.8.A", "--contract", "H", "--format", "json")
+    assert r.exit_code == 0, r.output
+    d = json.loads(r.output)
+    assert d["points"] == 73 and d["declaration_points"] == 40 and d["bela"] == 0
+    assert [x["cards"] for x in d["declarations"]] == ["AS KS QS", "JH TH 9H"]
+
+
+def test_eval_table_all_kinds():
+    r = run("eval", "JS 9S AS KH QH 7D 8D AC")
+    assert r.exit_code == 0
+    for kind in ("S", "H", "D", "C", "BK", "VK"):
+        assert f" {kind} " in r.output
+
+
+def test_rules_lists_and_shows():
+    r = run("rules")
+    assert r.exit_code == 0 and "bela-hr" in r.output
+    r = run("rules", "bazar-blot", "--format", "json")
+    d = json.loads(r.output)
+    assert d["kinds"] == ["S", "H", "D", "C", "BK"] and d["deal_totals"]["BK"] == 162
+    assert "play.undertrump_required" in d["options"]
+
+
+@pytest.mark.parametrize(
+    "args,needle",
+    [
+        (["eval", "AKX.Q.J.T"], "unknown rank 'X'"),
+        (["eval", "JS JS"], "duplicate card 'JS'"),
+        (["eval", "AKQ.JT9.8.A", "-c", "BK", "-r", "bela-hr"], "does not exist in ruleset"),
+        (["rules", "preferans"], "choose from bazar, bazar-blot, belote-fr, bela-hr"),
+        (["odds", "no_such_feature"], "unknown feature"),
+        (["eval", "AKQ.JT9.8.A", "-o", "play.fly=1"], "unknown option"),
+    ],
+)
+def test_user_errors_one_line_exit_2(args, needle):
+    r = run(*args)
+    assert r.exit_code == 2
+    assert needle in r.output
+    assert "Traceback" not in r.output
+
+
+def test_python_m_and_console_error_is_one_line():
+    p = subprocess.run([sys.executable, "-m", "bazarsim", "eval", "QQ.A.K.J"],
+                       capture_output=True, text=True)
+    assert p.returncode == 2
+    assert p.stderr.strip().count("\n") == 0 and p.stderr.startswith("error: ")
+    assert "Traceback" not in p.stderr
+    p = subprocess.run([sys.executable, "-m", "bazarsim", "--help"], capture_output=True,
+                       text=True)
+    assert p.returncode == 0 and "odds" in p.stdout
