@@ -95,3 +95,14 @@ def test_python_m_and_console_error_is_one_line():
     p = subprocess.run([sys.executable, "-m", "bazarsim", "--help"], capture_output=True,
                        text=True)
     assert p.returncode == 0 and "odds" in p.stdout
+
+
+def test_eval_deal_shows_scoring_side():
+    deal = "N:J97.T8..QT8 AKQ..AQT8.A .AKQ.KJ97.K T8.J97..J97"
+    r = run("eval", deal, "-c", "C", "-d", "E", "-f", "json")
+    assert r.exit_code == 0, r.output
+    c = json.loads(r.output)["contracts"][0]
+    assert c["scoring_side"] == "NS" and c["declarations"] == {"NS": 20, "EW": 0}
+    assert sum(c["points"].values()) == 152
+    r = run("eval", "N:J97.T8..QT8 AKQ..AQT8.A .AKQ.KJ97.K T8.J97..J9", "-c", "C")
+    assert r.exit_code == 2 and "same number of cards" in r.output

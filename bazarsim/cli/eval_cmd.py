@@ -6,8 +6,9 @@ from typing import Annotated
 
 import typer
 
-from ..contracts import KIND_NAMES
-from ..evaluate import evaluate_hand
+from ..cards import SEATS, format_deal, parse_deal, parse_seat
+from ..contracts import KIND_NAMES, parse_kind
+from ..evaluate import describe_deal_declarations, evaluate_hand
 from .common import Format, OptionOpt, RulesetOpt, command, emit_json, emit_records, load_ruleset
 
 
@@ -15,12 +16,19 @@ from .common import Format, OptionOpt, RulesetOpt, command, emit_json, emit_reco
 def eval_command(
     hand: Annotated[
         str,
-        typer.Argument(help="Hand in suit-dot form (AJ9.K7.Q.T8) or a card list (\"JS 9S AH\")."),
+        typer.Argument(
+            help="Hand in suit-dot form (AJ9.K7.Q.T8) or a card list (\"JS 9S AH\"); "
+            "or a whole deal N:<hand> <hand> <hand> <hand> to see which side's "
+            "declarations score."
+        ),
     ],
     contract: Annotated[
         str | None,
         typer.Option("--contract", "-c", help="Contract kind S H D C BK VK; omit for all kinds."),
     ] = None,
+    dealer: Annotated[
+        str, typer.Option("--dealer", "-d", help="Dealer seat (for a deal): N E S W.")
+    ] = "N",
     ruleset: RulesetOpt = "bazar",
     option: OptionOpt = None,
     fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.table,
@@ -28,6 +36,9 @@ def eval_command(
     """Evaluate a hand: card points, trumps, declarations and bela per contract kind."""
     rs = load_ruleset(ruleset, option)
     kinds = [contract] if contract else [KIND_NAMES[k] for k in rs.kinds]
+    if ":" in hand or len(hand.split()) == 4 and "." in hand:
+        _eval_deal(hand, kinds, parse_seat(dealer), rs, fmt)
+        return
     evals = [evaluate_hand(hand, k, rs) for k in kinds]
     if fmt == Format.json:
         emit_json(evals[0].as_dict() if contract else [e.as_dict() for e in evals])
@@ -57,3 +68,43 @@ def eval_command(
                 for d in decls
             )
         )
+
+
+def _eval_deal(text: str, kinds: list[str], dealer: int, rs, fmt: Format) -> None:
+    """Per contract kind: each seat's points and declarations, and who scores them."""
+    deal = parse_deal(text)
+    records = []
+    for kind in kinds:
+        res = describe_deal_declarations(deal, dealer, kind, rs)
+        per_seat = [evaluate_hand(int(h), kind, rs) for h in deal]
+        records.append(
+            {
+                "contract": KIND_NAMES[parse_kind(kind)],
+                "points": dict(zip(SEATS, (e.points for e in per_seat), strict=True)),
+                "declarations_by_seat": dict(
+                    zip(SEATS, (e.declaration_points for e in per_seat), strict=True)
+                ),
+                "scoring_side": res["declaration_side"],
+                "declarations": res["declarations"],
+                "bela": res["bela"],
+                "redeal": res["redeal"],
+                "cancelled": res["cancelled"],
+            }
+        )
+    if fmt == Format.json:
+        emit_json({"deal": format_deal(deal), "dealer": SEATS[dealer], "contracts": records})
+        return
+    rows = [
+        {
+            "contract": r["contract"],
+            "points N E S W": " ".join(str(v) for v in r["points"].values()),
+            "declarations N E S W": " ".join(str(v) for v in r["declarations_by_seat"].values()),
+            "scoring side": r["scoring_side"] or "-",
+            "declarations NS/EW": f"{r['declarations']['NS']}/{r['declarations']['EW']}",
+            "bela NS/EW": f"{r['bela']['NS']}/{r['bela']['EW']}",
+            "note": "redeal (four 7s)" if r["redeal"] else
+            ("cancelled (four 8s)" if r["cancelled"] else ""),
+        }
+        for r in records
+    ]
+    emit_records(rows, fmt, title=f"{format_deal(deal)} (dealer {SEATS[dealer]}, {rs.name})")
