@@ -119,7 +119,7 @@ def emit_json(obj: Any) -> None:
 
 def _cell(v: Any) -> str:
     if isinstance(v, float):
-        return f"{v:.6f}"
+        return f"{v:,.2f}" if abs(v) >= 1 else f"{v:.6f}"
     if isinstance(v, (list, tuple)):
         return ", ".join(str(x) for x in v)
     if isinstance(v, dict):
