@@ -1,0 +1,47 @@
+"""``bazarsim auction``: validate a call sequence and show the contract it ends in."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from ..auction import run_auction
+from .common import Format, OptionOpt, RulesetOpt, command, emit_json, emit_records, load_ruleset
+
+CALL_HELP = (
+    "Calls from the player to the dealer's left, separated by spaces: "
+    "bids 8H 9S 8BK (NT = BK) 10VK (AT = VK); P pass; X contra; XX recontra; "
+    "capot bid 9H-CAPOT (also CAPOT-9H, -KAPOT, -CAPUT). "
+    "Belote and bela games have no level: H, BK, VK."
+)
+
+
+@command("auction")
+def auction_command(
+    calls: Annotated[str, typer.Argument(help=CALL_HELP)],
+    dealer: Annotated[
+        str, typer.Option("--dealer", "-d", help="Dealer seat N E S W; the next seat speaks first.")
+    ] = "N",
+    ruleset: RulesetOpt = "bazar",
+    option: OptionOpt = None,
+    fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.table,
+) -> None:
+    """Check an auction call by call: the final contract, a redeal, or what may follow.
+
+    The first illegal call is reported with its number and the reason (exit 2).
+    """
+    rs = load_ruleset(ruleset, option)
+    state = run_auction(calls, dealer, rs)
+    info = state.as_dict()
+    if fmt == Format.json:
+        emit_json(info)
+        return
+    rows = [{"#": i + 1, "seat": c["seat"], "call": c["call"]} for i, c in enumerate(info["calls"])]
+    emit_records(rows, fmt, title=f"Auction ({rs.name}, dealer {info['dealer']})")
+    if state.redeal:
+        typer.echo("result: four passes - redeal")
+    elif state.finished:
+        typer.echo(f"contract: {state.contract.label} (side {info['contract']['side']})")
+    else:
+        typer.echo(f"in progress: {info['to_speak']} to speak; legal: {', '.join(info['legal'])}")
