@@ -222,7 +222,9 @@ class Auction:
         if not self.ruleset.auction.contra:
             return f"ruleset {self.ruleset.name} has no contra or recontra"
         if self.last_bid is None:
-            return "there is no bid to contra" if call.type == CONTRA else "there is no contra"
+            if call.type == CONTRA:
+                return "there is no bid to contra"
+            return "recontra answers a contra (there is no bid yet)"
         bid_side = side_of(self.last_bid[0])
         if call.type == CONTRA:
             if self.contra:
