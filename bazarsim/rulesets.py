@@ -388,7 +388,7 @@ _BELOTE_FR = dataclasses.replace(
         four_eights_cancel=False,
         four_sevens_redeal=False,
     ),
-    auction=AuctionRules(style="belote", min_level=8),
+    auction=AuctionRules(style="belote", min_level=8, capot_bids=False),
     scoring=ScoringRules(
         scheme="belote-fr",
         capot_bonus=100,
