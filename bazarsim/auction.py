@@ -215,7 +215,8 @@ class Auction:
     def _kind_rule(self, call: Call) -> str | None:
         if call.kind not in self.ruleset.kinds:
             have = " ".join(KIND_NAMES[k] for k in self.ruleset.kinds)
-            return f"kind {KIND_NAMES[call.kind]} does not exist in ruleset {self.ruleset.name} ({have})"
+            name = KIND_NAMES[call.kind]
+            return f"kind {name} does not exist in ruleset {self.ruleset.name} ({have})"
         return None
 
     def _contra_rule(self, seat: int, call: Call) -> str | None:
@@ -323,7 +324,11 @@ class Auction:
         if self.style == "bazar":
             lo = self.ruleset.auction.min_level
             if self.last_bid is not None:
-                lo = max(lo, self.last_bid[1].level + min(1, self.ruleset.auction.last_word_change_min_raise))
+                lo = max(
+                    lo,
+                    self.last_bid[1].level
+                    + min(1, self.ruleset.auction.last_word_change_min_raise),
+                )
             hi = max_level if max_level is not None else lo + 8
             if self.ruleset.auction.max_level:
                 hi = min(hi, self.ruleset.auction.max_level)
@@ -343,7 +348,9 @@ class Auction:
         reason = self.why_illegal(call)
         if reason is not None:
             n = len(self.history) + 1
-            raise AuctionError(f"call {n} ({call} by {SEATS[seat]}) is illegal: {reason}", str(call))
+            raise AuctionError(
+                f"call {n} ({call} by {SEATS[seat]}) is illegal: {reason}", str(call)
+            )
         self.history.append((seat, call))
         if call.type == PASS:
             self.passes += 1
@@ -441,8 +448,6 @@ def run_auction(
     items = parse_calls(calls) if isinstance(calls, str) else calls
     for i, c in enumerate(items):
         if auction.finished:
-            raise AuctionError(
-                f"call {i + 1} ({c}) comes after the end of the auction", str(c)
-            )
+            raise AuctionError(f"call {i + 1} ({c}) comes after the end of the auction", str(c))
         auction.call(c)
     return auction

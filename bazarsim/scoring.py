@@ -194,7 +194,9 @@ def score_deal(
             scores = _score_bazar_blot(contract, points, decl, bela, capot_side, made, rs)
         return DealScore(contract, made, margin, total, required, scores, capot_side)
 
-    own = [points[s] + decl[s] + bela[s] + (sr.capot_bonus if capot_side == s else 0) for s in (0, 1)]
+    own = [
+        points[s] + decl[s] + bela[s] + (sr.capot_bonus if capot_side == s else 0) for s in (0, 1)
+    ]
     if scheme == "belote-fr":
         required = own[d] + 1
         made = own[b] > own[d]
@@ -327,8 +329,22 @@ def _sai(points, up_from):
 
 @nb.njit(cache=True, parallel=True)
 def score_deals_kernel(
-    params, totals, level, kind, side, contra, capot_bid, points, tricks, decl, bela,
-    made, margin, scores, capot_side, carry,
+    params,
+    totals,
+    level,
+    kind,
+    side,
+    contra,
+    capot_bid,
+    points,
+    tricks,
+    decl,
+    bela,
+    made,
+    margin,
+    scores,
+    capot_side,
+    carry,
 ):
     """Score n deals; outputs are written in place (see :func:`score_deals`)."""
     n = level.shape[0]
@@ -540,10 +556,30 @@ def score_deals(
     capot_side = np.zeros(n, dtype=np.int64)
     carry = np.zeros(n, dtype=np.int64)
     score_deals_kernel(
-        params, totals, lv, kd, sd, ct, cp.astype(np.bool_), pts, tr, dc, bl,
-        made, margin, scores, capot_side, carry,
+        params,
+        totals,
+        lv,
+        kd,
+        sd,
+        ct,
+        cp.astype(np.bool_),
+        pts,
+        tr,
+        dc,
+        bl,
+        made,
+        margin,
+        scores,
+        capot_side,
+        carry,
     )
-    return {"made": made, "margin": margin, "scores": scores, "capot_side": capot_side, "carry": carry}
+    return {
+        "made": made,
+        "margin": margin,
+        "scores": scores,
+        "capot_side": capot_side,
+        "carry": carry,
+    }
 
 
 def _check_bulk(rs, totals, lv, kd, sd, ct, pts, tr, dc, bl) -> None:

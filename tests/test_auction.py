@@ -260,8 +260,12 @@ def _to_naive(call: Call):
     calls=st.lists(
         st.one_of(
             st.sampled_from([Call(PASS)] * 5 + [Call(CONTRA), Call(RECONTRA)]),
-            st.builds(lambda lv, k, cp: Call(BID, lv, k, cp), st.integers(7, 14),
-                      st.integers(0, 5), st.sampled_from([False] * 5 + [True])),
+            st.builds(
+                lambda lv, k, cp: Call(BID, lv, k, cp),
+                st.integers(7, 14),
+                st.integers(0, 5),
+                st.sampled_from([False] * 5 + [True]),
+            ),
         ),
         min_size=1,
         max_size=16,

@@ -17,8 +17,19 @@ N, E, S, W = range(4)
 H, BK, VK = 1, 4, 5
 
 
-def deal(rs, level, kind, declarer, points_ns, tricks_ns, decl=(0, 0), bela=(0, 0),
-         contra=0, capot=False, **opts):
+def deal(
+    rs,
+    level,
+    kind,
+    declarer,
+    points_ns,
+    tricks_ns,
+    decl=(0, 0),
+    bela=(0, 0),
+    contra=0,
+    capot=False,
+    **opts,
+):
     rs = get_ruleset(rs, **opts)
     total = rs.deal_total[kind]
     out = DealOutcome((points_ns, total - points_ns), (tricks_ns, 8 - tricks_ns), decl, bela)
@@ -52,8 +63,17 @@ def test_bazar_failed_everything_to_the_defenders():
     assert r.scores == (162 + 20, 20)
     r = deal("bazar", 10, H, E, 73, 4, decl=(50, 0), bela=(0, 0))
     assert not r.made and r.scores == (162 + 50, 0)
-    r = deal("bazar", 13, H, E, 73, 4, decl=(0, 20), bela=(0, 20),
-             **{"scoring.bela_on_failure": "defenders"})
+    r = deal(
+        "bazar",
+        13,
+        H,
+        E,
+        73,
+        4,
+        decl=(0, 20),
+        bela=(0, 20),
+        **{"scoring.bela_on_failure": "defenders"},
+    )
     assert r.scores == (162 + 20 + 20, 0)
 
 
@@ -133,7 +153,9 @@ def test_blot_made_with_contra_all_to_bidders():
     assert deal("bazar-blot", 8, H, N, 86, 4, contra=2).scores == (8 * 4 + 16, 0)
     assert deal("bazar-blot", 9, BK, E, 60, 4, contra=1).scores == (0, 9 * 3 + 16)
     assert deal("bazar-blot", 9, BK, E, 60, 4, contra=2).scores == (0, 9 * 5 + 16)
-    r = deal("bazar-blot", 8, H, N, 86, 4, contra=1, **{"scoring.contra_style": "double_whole_score"})
+    r = deal(
+        "bazar-blot", 8, H, N, 86, 4, contra=1, **{"scoring.contra_style": "double_whole_score"}
+    )
     assert r.scores == ((8 + 16) * 2, 0)
 
 
@@ -219,13 +241,28 @@ def test_inconsistent_outcomes_rejected(points, tricks, decl, msg):
 RULESET_VARIANTS = [
     ("bazar", {}),
     ("bazar", BIG),
-    ("bazar", {**BIG, "scoring.sai_rounding": "sum_to_total", "scoring.bela_on_failure": "defenders"}),
-    ("bazar", {"scoring.made_with_contra": "all_to_bidders", "scoring.trickless_declarations": "void"}),
+    (
+        "bazar",
+        {**BIG, "scoring.sai_rounding": "sum_to_total", "scoring.bela_on_failure": "defenders"},
+    ),
+    (
+        "bazar",
+        {"scoring.made_with_contra": "all_to_bidders", "scoring.trickless_declarations": "void"},
+    ),
     ("bazar-blot", {}),
-    ("bazar-blot", {"scoring.sai_rounding": "half_up", "scoring.contra_style": "double_whole_score"}),
-    ("bazar-blot", {"scoring.bela_on_failure": "holder", "scoring.trickless_declarations": "to_capot_side"}),
+    (
+        "bazar-blot",
+        {"scoring.sai_rounding": "half_up", "scoring.contra_style": "double_whole_score"},
+    ),
+    (
+        "bazar-blot",
+        {"scoring.bela_on_failure": "holder", "scoring.trickless_declarations": "to_capot_side"},
+    ),
     ("belote-fr", {}),
-    ("belote-fr", {"scoring.made_with_contra": "all_to_bidders", "scoring.bela_on_failure": "holder"}),
+    (
+        "belote-fr",
+        {"scoring.made_with_contra": "all_to_bidders", "scoring.bela_on_failure": "holder"},
+    ),
     ("bela-hr", {}),
 ]
 DECLS = (0, 0, 0, 20, 20, 40, 50, 70, 100, 120, 140, 150, 200)
@@ -249,16 +286,33 @@ def random_inputs(rs, n, rng):
     side = rng.integers(0, 2, n)
     contra = rng.integers(0, 3, n) if rs.auction.contra else np.zeros(n, np.int64)
     capot = rng.random(n) < 0.15 if rs.auction.capot_bids else np.zeros(n, bool)
-    return dict(level=level, kind=kind, declarer_side=side, points=points, tricks=tricks,
-                declarations=decl, bela=bela, contra=contra, capot_bid=capot)
+    return dict(
+        level=level,
+        kind=kind,
+        declarer_side=side,
+        points=points,
+        tricks=tricks,
+        declarations=decl,
+        bela=bela,
+        contra=contra,
+        capot_bid=capot,
+    )
 
 
 def scalar_of(rs, a, i):
-    c = Contract(int(a["level"][i]), int(a["kind"][i]), int(a["declarer_side"][i]),
-                 int(a["contra"][i]), bool(a["capot_bid"][i]))
-    out = DealOutcome(tuple(int(x) for x in a["points"][i]), tuple(int(x) for x in a["tricks"][i]),
-                      tuple(int(x) for x in a["declarations"][i]),
-                      tuple(int(x) for x in a["bela"][i]))
+    c = Contract(
+        int(a["level"][i]),
+        int(a["kind"][i]),
+        int(a["declarer_side"][i]),
+        int(a["contra"][i]),
+        bool(a["capot_bid"][i]),
+    )
+    out = DealOutcome(
+        tuple(int(x) for x in a["points"][i]),
+        tuple(int(x) for x in a["tricks"][i]),
+        tuple(int(x) for x in a["declarations"][i]),
+        tuple(int(x) for x in a["bela"][i]),
+    )
     return score_deal(c, out, rs)
 
 
@@ -353,8 +407,27 @@ def test_bulk_rejects_bad_rows():
 
 def test_cli_score_json_and_errors():
     runner = CliRunner()
-    r = runner.invoke(app, ["score", "-r", "bazar-blot", "-c", "9H", "-d", "E", "--points", "NS=70",
-                            "--decl", "EW=20", "--bela", "EW=20", "--contra", "-f", "json"])
+    r = runner.invoke(
+        app,
+        [
+            "score",
+            "-r",
+            "bazar-blot",
+            "-c",
+            "9H",
+            "-d",
+            "E",
+            "--points",
+            "NS=70",
+            "--decl",
+            "EW=20",
+            "--bela",
+            "EW=20",
+            "--contra",
+            "-f",
+            "json",
+        ],
+    )
     assert r.exit_code == 0, r.output
     assert '"ns": 0' in r.output and '"ew": 38' in r.output and '"made": true' in r.output
     r = runner.invoke(app, ["score", "-c", "8H", "-d", "N", "--points", "NS=162", "-f", "json"])

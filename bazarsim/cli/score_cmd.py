@@ -28,7 +28,9 @@ def parse_side_values(items: list[str] | None, what: str) -> dict[int, int]:
             try:
                 out[SIDES.index(side)] = int(value)
             except ValueError:
-                raise BazarsimError(f"bad {what} {part!r}: {value!r} is not a number", part) from None
+                raise BazarsimError(
+                    f"bad {what} {part!r}: {value!r} is not a number", part
+                ) from None
     return out
 
 
@@ -40,7 +42,7 @@ def _pair(values: dict[int, int], total: int | None, what: str) -> tuple[int, in
         if total is None:
             return 0, 0
         raise BazarsimError(f"give {what} for NS or EW (e.g. --{what} NS=90)")
-    (side, v), = values.items()
+    ((side, v),) = values.items()
     other = (total - v) if total is not None else 0
     return (v, other) if side == 0 else (other, v)
 
@@ -54,20 +56,32 @@ def score_command(
     declarer: Annotated[str, typer.Option("--declarer", "-d", help="Declaring seat N E S W.")],
     points: Annotated[
         list[str],
-        typer.Option("--points", "-p", help=f"Card points + last trick: {SIDE_HELP}; "
-                     "one side is enough, the other gets the rest of 162 (258 in VK)."),
+        typer.Option(
+            "--points",
+            "-p",
+            help=f"Card points + last trick: {SIDE_HELP}; "
+            "one side is enough, the other gets the rest of 162 (258 in VK).",
+        ),
     ],
     decl: Annotated[
         list[str] | None,
         typer.Option("--decl", help=f"Scoring declarations per side: {SIDE_HELP}."),
     ] = None,
-    bela: Annotated[list[str] | None, typer.Option("--bela", help=f"Bela per side: {SIDE_HELP}.")] = None,
+    bela: Annotated[
+        list[str] | None, typer.Option("--bela", help=f"Bela per side: {SIDE_HELP}.")
+    ] = None,
     tricks: Annotated[
         list[str] | None,
-        typer.Option("--tricks", "-t", help=f"Tricks per side: {SIDE_HELP}; one side is enough. "
-                     "Default: a side with no points took no trick, otherwise 4-4-like (no capot)."),
+        typer.Option(
+            "--tricks",
+            "-t",
+            help=f"Tricks per side: {SIDE_HELP}; one side is enough. "
+            "Default: a side with no points took no trick, otherwise 4-4-like (no capot).",
+        ),
     ] = None,
-    contra: Annotated[bool, typer.Option("--contra", "-x", help="The contract is contra'd (x2).")] = False,
+    contra: Annotated[
+        bool, typer.Option("--contra", "-x", help="The contract is contra'd (x2).")
+    ] = False,
     recontra: Annotated[bool, typer.Option("--recontra", "-X", help="Recontra'd (x4).")] = False,
     ruleset: RulesetOpt = "bazar",
     option: OptionOpt = None,
@@ -98,9 +112,21 @@ def score_command(
         return
     verdict = "made" if result.made else ("tie (points carried)" if result.tie else "failed")
     rows = [
-        {"side": "NS", "points": pts[0], "tricks": trk[0], "decl": outcome.declarations[0],
-         "bela": outcome.bela[0], "score": result.ns},
-        {"side": "EW", "points": pts[1], "tricks": trk[1], "decl": outcome.declarations[1],
-         "bela": outcome.bela[1], "score": result.ew},
+        {
+            "side": "NS",
+            "points": pts[0],
+            "tricks": trk[0],
+            "decl": outcome.declarations[0],
+            "bela": outcome.bela[0],
+            "score": result.ns,
+        },
+        {
+            "side": "EW",
+            "points": pts[1],
+            "tricks": trk[1],
+            "decl": outcome.declarations[1],
+            "bela": outcome.bela[1],
+            "score": result.ew,
+        },
     ]
     emit_records(rows, fmt, title=f"{c.label} ({rs.name}): {verdict}, margin {result.margin:+d}")
