@@ -13,6 +13,8 @@ from bazarsim.cli import app
 from bazarsim.rulesets import get_ruleset
 from bazarsim.scoring import DealOutcome, ScoringError, score_deal, score_deals, to_sai
 
+from . import naive_scoring
+
 N, E, S, W = range(4)
 H, BK, VK = 1, 4, 5
 
@@ -330,6 +332,30 @@ def test_bulk_equals_scalar_on_random_deals(variant):
         assert tuple(int(x) for x in got["scores"][i]) == r.scores, (i, r)
         assert int(got["capot_side"][i]) == r.capot_side
         assert int(got["carry"][i]) == r.carry
+
+
+@pytest.mark.parametrize("variant", range(len(RULESET_VARIANTS)))
+def test_scalar_equals_naive_transcription_on_random_deals(variant):
+    """score_deal against tests/naive_scoring.py, a literal reading of RULES.md section 6."""
+    name, opts = RULESET_VARIANTS[variant]
+    rs = get_ruleset(name, **opts)
+    rng = np.random.default_rng(777 + variant)
+    a = random_inputs(rs, 1500, rng)
+    for i in range(len(a["level"])):
+        r = scalar_of(rs, a, i)
+        want = naive_scoring.score(
+            rs,
+            int(a["level"][i]),
+            int(a["kind"][i]),
+            int(a["declarer_side"][i]),
+            int(a["contra"][i]),
+            bool(a["capot_bid"][i]),
+            [int(x) for x in a["points"][i]],
+            [int(x) for x in a["tricks"][i]],
+            [int(x) for x in a["declarations"][i]],
+            [int(x) for x in a["bela"][i]],
+        )
+        assert (r.made, r.margin, r.ns, r.ew, r.carry) == want, (i, r, want)
 
 
 @pytest.mark.parametrize("variant", range(len(RULESET_VARIANTS)))
