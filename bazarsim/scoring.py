@@ -530,14 +530,20 @@ def score_deals(
         raise ScoringError(f"points must have shape (n, 2), got {pts.shape}")
     n = pts.shape[0]
 
-    def per_deal(x, default, name):
-        a = np.broadcast_to(np.asarray(default if x is None else x, dtype=np.int64), (n,))
+    def shaped(x, default, shape, name):
+        try:
+            a = np.broadcast_to(np.asarray(default if x is None else x, dtype=np.int64), shape)
+        except ValueError:
+            raise ScoringError(
+                f"{name} has shape {np.shape(x)}: expected {shape} (or broadcastable)", name
+            ) from None
         return np.ascontiguousarray(a)
 
+    def per_deal(x, default, name):
+        return shaped(x, default, (n,), name)
+
     def per_side(x, name):
-        a = np.zeros((n, 2), np.int64) if x is None else np.asarray(x, dtype=np.int64)
-        a = np.broadcast_to(a, (n, 2))
-        return np.ascontiguousarray(a)
+        return shaped(x, 0, (n, 2), name)
 
     lv = per_deal(level, 0, "level")
     kd = per_deal(kind, 0, "kind")
@@ -550,11 +556,11 @@ def score_deals(
     params, totals = scoring_params(rs)
     if check:
         _check_bulk(rs, totals, lv, kd, sd, ct, pts, tr, dc, bl)
-    made = np.zeros(n, dtype=np.bool_)
-    margin = np.zeros(n, dtype=np.int64)
-    scores = np.zeros((n, 2), dtype=np.int64)
-    capot_side = np.zeros(n, dtype=np.int64)
-    carry = np.zeros(n, dtype=np.int64)
+    made = np.empty(n, dtype=np.bool_)
+    margin = np.empty(n, dtype=np.int64)
+    scores = np.empty((n, 2), dtype=np.int64)
+    capot_side = np.empty(n, dtype=np.int64)
+    carry = np.empty(n, dtype=np.int64)
     score_deals_kernel(
         params,
         totals,
@@ -582,21 +588,32 @@ def score_deals(
     }
 
 
+@nb.njit(cache=True)
+def first_bad_row(allowed, needs_level, totals, lv, kd, sd, ct, pts, tr, dc, bl):
+    """Index of the first row :func:`validate` would reject, or -1 (serial: stops early)."""
+    for i in range(lv.shape[0]):
+        k = kd[i]
+        if k < 0 or k > 5 or not allowed[k]:
+            return i
+        if sd[i] < 0 or sd[i] > 1 or ct[i] < 0 or ct[i] > 2 or (needs_level and lv[i] < 1):
+            return i
+        if pts[i, 0] + pts[i, 1] != totals[k] or tr[i, 0] + tr[i, 1] != TRICKS:
+            return i
+        for s in range(2):
+            if pts[i, s] < 0 or tr[i, s] < 0 or (tr[i, s] == 0 and pts[i, s] != 0):
+                return i
+            if dc[i, s] < 0 or bl[i, s] < 0 or dc[i, s] % 10 != 0 or bl[i, s] % 10 != 0:
+                return i
+    return -1
+
+
 def _check_bulk(rs, totals, lv, kd, sd, ct, pts, tr, dc, bl) -> None:
-    """Vectorised version of :func:`validate`; names the first bad row."""
-    allowed = np.zeros(6, dtype=bool)
+    """Bulk version of :func:`validate`; names the first bad row."""
+    allowed = np.zeros(6, dtype=np.bool_)
     allowed[list(rs.kinds)] = True
-    bad = (kd < 0) | (kd > 5)
-    kk = np.clip(kd, 0, 5)
-    bad |= ~allowed[kk]
-    bad |= (sd < 0) | (sd > 1) | (ct < 0) | (ct > 2)
-    bad |= (pts < 0).any(1) | (pts.sum(1) != totals[kk])
-    bad |= (tr < 0).any(1) | (tr.sum(1) != TRICKS) | ((tr == 0) & (pts != 0)).any(1)
-    bad |= (dc < 0).any(1) | (bl < 0).any(1) | (dc % 10 != 0).any(1) | (bl % 10 != 0).any(1)
-    if rs.scoring.scheme in ("bazar", "bazar-blot"):
-        bad |= lv < 1
-    if bad.any():
-        i = int(np.argmax(bad))
+    needs_level = rs.scoring.scheme in ("bazar", "bazar-blot")
+    i = first_bad_row(allowed, needs_level, totals, lv, kd, sd, ct, pts, tr, dc, bl)
+    if i >= 0:
         raise ScoringError(
             f"deal {i}: inconsistent input (level {lv[i]}, kind {kd[i]}, side {sd[i]}, "
             f"contra {ct[i]}, points {pts[i].tolist()}, tricks {tr[i].tolist()}, "

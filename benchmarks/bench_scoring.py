@@ -55,7 +55,7 @@ def collect(quick: bool) -> list[dict]:
                 f"score_deals {name} checked",
                 n / t,
                 "deals/s",
-                f"n={n}, with vectorised input check, default threads",
+                f"n={n}, with the Numba input check, default threads",
             )
         )
         items = [

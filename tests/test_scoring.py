@@ -471,3 +471,39 @@ def test_cli_score_json_and_errors():
         assert r.exit_code == 2, (args, r.output)
         lines = r.output.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith("error:") and msg in lines[0], r.output
+
+
+@pytest.mark.parametrize(
+    "row, what",
+    [
+        ({"kind": 5}, "kind"),
+        ({"declarer_side": 2}, "side"),
+        ({"contra": 3}, "contra"),
+        ({"level": 0}, "level"),
+        ({"points": [-1, 163]}, "points"),
+        ({"tricks": [0, 8], "points": [10, 152]}, "tricks"),
+        ({"declarations": [15, 0]}, "declarations"),
+        ({"bela": [0, -20]}, "bela"),
+    ],
+)
+def test_bulk_check_names_the_first_bad_row(row, what):
+    """Each kind of bad value (``what``) in row 2 is reported as deal 2."""
+    rs = get_ruleset("bazar-blot")  # no VK
+    a = {
+        "level": [8, 8, 8],
+        "kind": [1, 1, 1],
+        "declarer_side": [0, 0, 0],
+        "points": [[80, 82]] * 3,
+        "tricks": [[4, 4]] * 3,
+        "declarations": [[0, 0]] * 3,
+        "bela": [[0, 0]] * 3,
+        "contra": [0, 0, 0],
+    }
+    score_deals(rs, **a)
+    for key, value in row.items():
+        a[key] = list(a[key])
+        a[key][2] = value
+    with pytest.raises(ScoringError, match=r"deal 2: inconsistent input"):
+        score_deals(rs, **a)
+    with pytest.raises(ScoringError, match="tricks has shape"):
+        score_deals(rs, 8, 1, 0, [[80, 82]] * 3, [[4, 4]] * 2)
