@@ -47,8 +47,14 @@ class Match:
             self.ruleset = get_ruleset(self.ruleset)
         if self.target is None:
             self.target = self.ruleset.scoring.target
-        if self.target <= 0:
-            raise BazarsimError(f"bad match target {self.target}: must be positive")
+        allowed = self.ruleset.scoring.targets
+        if self.target <= 0 or (allowed and self.target not in allowed):
+            choices = ", ".join(str(t) for t in allowed) or "any positive number"
+            raise BazarsimError(
+                f"bad match target {self.target} for {self.ruleset.name}: choose {choices} "
+                "(option scoring.targets lists the allowed ones; empty allows any)",
+                str(self.target),
+            )
 
     @property
     def over(self) -> bool:

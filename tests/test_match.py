@@ -33,10 +33,10 @@ def test_bazar_small_points_to_301():
 
 
 def test_equal_scores_at_the_target_play_on():
-    m = Match("bela-hr", target=100)
+    m = Match(get_ruleset("bela-hr", **{"scoring.targets": (100,)}), target=100)
     m.play(Contract(0, H, N), outcome("bela-hr", 81, 4, decl=(20, 0)))  # NS 101 / EW 81
     assert m.winner == 0
-    m = Match("bazar", target=162)
+    m = Match(get_ruleset("bazar", **{"scoring.targets": ()}), target=162)
     assert m.play(Contract(8, H, N), outcome("bazar", 81, 4)) is None
     assert m.play(Contract(8, H, E), outcome("bazar", 81, 4)) is None  # 162 / 162
     assert m.play(Contract(8, H, E), outcome("bazar", 80, 4)) == 1
@@ -107,9 +107,13 @@ def test_bela_eight_of_a_suit_wins():
     assert m.play(Contract(8, H, N), outcome("bazar", 100, 5), eight_of_a_suit_side=1) is None
 
 
-def test_bad_target():
-    with pytest.raises(BazarsimError, match="target"):
+def test_target_choices():
+    assert Match("bazar", target=101).target == 101
+    assert Match("bazar-blot", target=151).target == 151
+    with pytest.raises(BazarsimError, match="bad match target 0"):
         Match("bazar", target=0)
+    with pytest.raises(BazarsimError, match="choose 101, 151, 201, 301"):
+        Match("bazar-blot", target=1001)
 
 
 @pytest.mark.parametrize("name", ["bazar", "bazar-blot", "belote-fr", "bela-hr"])
