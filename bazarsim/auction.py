@@ -87,19 +87,17 @@ def parse_call(token: str) -> Call:
                     break
         if capot:
             break
+    expected = "expected P, X, XX or a bid such as 8H, 9S, 8BK, 10VK, 9H-CAPOT"
     m = _BID_RE.match(text)
     if not text or not m:
-        raise AuctionError(
-            f"bad call {token!r}: expected P, X, XX or a bid such as 8H, 9S, 8BK, 10VK, 9H-CAPOT",
-            token,
-        )
+        raise AuctionError(f"bad call {token!r}: {expected}", token)
     level_text, kind_text = m.groups()
     try:
         kind = parse_kind(kind_text)
     except BazarsimError:
         raise AuctionError(
-            f"bad call {token!r}: {kind_text!r} is not a contract kind "
-            "(S H D C BK VK; NT = BK, AT = VK)",
+            f"bad call {token!r}: {expected} ({kind_text!r} is not a contract kind: "
+            "S H D C BK VK, NT = BK, AT = VK)",
             token,
         ) from None
     level = int(level_text) if level_text else 0

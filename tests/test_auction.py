@@ -391,3 +391,14 @@ def test_mostly_legal_walks_match_naive_judge(variant, seed, dealer):
     else:
         c = a.contract
         assert (c.level, c.kind, c.declarer, c.contra, c.capot) == outcome
+
+
+def test_cli_auction_words_and_missing_calls():
+    runner = CliRunner()
+    a = runner.invoke(app, ["auction", "8H", "P", "9S", "X", "P", "P", "XX", "-f", "json"])
+    b = runner.invoke(app, ["auction", "8H P 9S X P P XX", "-f", "json"])
+    assert a.exit_code == 0 and a.output == b.output
+    for args, msg in [([], "missing calls"), (["8H", "--foo"], "bad call '--foo'")]:
+        r = runner.invoke(app, ["auction", *args])
+        lines = r.output.strip().splitlines()
+        assert r.exit_code == 2 and len(lines) == 1 and msg in lines[0], r.output

@@ -507,3 +507,23 @@ def test_bulk_check_names_the_first_bad_row(row, what):
         score_deals(rs, **a)
     with pytest.raises(ScoringError, match="tricks has shape"):
         score_deals(rs, 8, 1, 0, [[80, 82]] * 3, [[4, 4]] * 2)
+
+
+def test_cli_score_side_values_as_separate_words():
+    runner = CliRunner()
+    base = ["score", "-c", "9H", "-d", "E", "-f", "json"]
+    a = runner.invoke(app, [*base, "--points", "NS=70", "EW=92", "--decl", "NS=20", "EW=50"])
+    b = runner.invoke(app, [*base, "--points", "NS=70", "--decl", "NS=20,EW=50"])
+    c = runner.invoke(app, [*base, "--points=NS=70", "--decl", "NS=20", "--decl", "EW=50"])
+    assert a.exit_code == b.exit_code == c.exit_code == 0, (a.output, b.output, c.output)
+    assert a.output == b.output == c.output
+    assert '"ns": 90' in a.output and '"ew": 142' in a.output
+    for args, msg in [
+        (["-c", "9H", "-d", "E"], "missing --points"),
+        (["-d", "E", "-p", "NS=3"], "missing --contract"),
+        (["-c", "9H", "-d", "E", "-p", "NS=70", "junk"], "unexpected argument 'junk'"),
+        (["-c", "9H", "-d", "E", "-p", "NS=70", "--frobnicate"], "'--frobnicate'"),
+    ]:
+        r = runner.invoke(app, ["score", *args])
+        lines = r.output.strip().splitlines()
+        assert r.exit_code == 2 and len(lines) == 1 and msg in lines[0], r.output

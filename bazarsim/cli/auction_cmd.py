@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from ..auction import run_auction
+from ..errors import BazarsimError
 from .common import Format, OptionOpt, RulesetOpt, command, emit_json, emit_records, load_ruleset
 
 CALL_HELP = (
@@ -17,9 +18,9 @@ CALL_HELP = (
 )
 
 
-@command("auction")
+@command("auction", context_settings={"ignore_unknown_options": True})
 def auction_command(
-    calls: Annotated[str, typer.Argument(help=CALL_HELP)],
+    calls: Annotated[list[str] | None, typer.Argument(help=CALL_HELP, show_default=False)] = None,
     dealer: Annotated[
         str, typer.Option("--dealer", "-d", help="Dealer seat N E S W; the next seat speaks first.")
     ] = "N",
@@ -30,15 +31,19 @@ def auction_command(
     """Check an auction call by call: the final contract, a redeal, or what may follow.
 
     The first illegal call is reported with its number and the reason (exit 2).
+    Example: bazarsim auction "8H P 9S X P P XX" --dealer N
     """
+    if not calls:
+        raise BazarsimError('missing calls (e.g. bazarsim auction "8H P 9S X P")')
     rs = load_ruleset(ruleset, option)
-    state = run_auction(calls, dealer, rs)
+    state = run_auction(" ".join(calls), dealer, rs)
     info = state.as_dict()
     if fmt == Format.json:
         emit_json(info)
         return
     rows = [{"#": i + 1, "seat": c["seat"], "call": c["call"]} for i, c in enumerate(info["calls"])]
-    emit_records(rows, fmt, title=f"Auction ({rs.name}, dealer {info['dealer']})")
+    typer.echo(f"auction ({rs.name}), dealer {info['dealer']}")
+    emit_records(rows, fmt)
     if state.redeal:
         typer.echo("result: four passes - redeal")
     elif state.finished:

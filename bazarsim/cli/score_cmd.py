@@ -6,6 +6,7 @@ import re
 from typing import Annotated
 
 import typer
+from typer.core import TyperCommand
 
 from ..auction import parse_contract
 from ..cards import SIDES, parse_seat
@@ -47,22 +48,62 @@ def _pair(values: dict[int, int], total: int | None, what: str) -> tuple[int, in
     return (v, other) if side == 0 else (other, v)
 
 
-@command("score")
+SIDE_OPTIONS = {"--points", "-p", "--decl", "--bela", "--tricks", "-t"}
+_SIDE_VALUE = re.compile(r"^(NS|EW)=", re.IGNORECASE)
+
+
+def join_side_values(args: list[str]) -> list[str]:
+    """Let ``--decl NS=20 EW=0`` mean ``--decl NS=20,EW=0`` (one option, both sides)."""
+    out: list[str] = []
+    i = 0
+    while i < len(args):
+        tok = args[i]
+        out.append(tok)
+        i += 1
+        name = tok.split("=", 1)[0]
+        if name not in SIDE_OPTIONS:
+            continue
+        if "=" not in tok:  # "--decl NS=20": the value is the next word
+            if i >= len(args):
+                break
+            out.append(args[i])
+            i += 1
+        while i < len(args) and _SIDE_VALUE.match(args[i]):
+            out[-1] += "," + args[i]
+            i += 1
+    return out
+
+
+class SideValuesCommand(TyperCommand):
+    """A command whose side-valued options take ``NS=.. EW=..`` as separate words."""
+
+    def parse_args(self, ctx, args):
+        return super().parse_args(ctx, join_side_values(list(args)))
+
+
+@command(
+    "score",
+    cls=SideValuesCommand,
+    context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+)
 def score_command(
+    ctx: typer.Context,
     contract: Annotated[
-        str,
+        str | None,
         typer.Option("--contract", "-c", help="Contract: 9H, 8BK, 10VK, 9H-CAPOT (bela: H)."),
-    ],
-    declarer: Annotated[str, typer.Option("--declarer", "-d", help="Declaring seat N E S W.")],
+    ] = None,
+    declarer: Annotated[
+        str | None, typer.Option("--declarer", "-d", help="Declaring seat N E S W.")
+    ] = None,
     points: Annotated[
-        list[str],
+        list[str] | None,
         typer.Option(
             "--points",
             "-p",
             help=f"Card points + last trick: {SIDE_HELP}; "
             "one side is enough, the other gets the rest of 162 (258 in VK).",
         ),
-    ],
+    ] = None,
     decl: Annotated[
         list[str] | None,
         typer.Option("--decl", help=f"Scoring declarations per side: {SIDE_HELP}."),
@@ -87,7 +128,25 @@ def score_command(
     option: OptionOpt = None,
     fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.table,
 ) -> None:
-    """Score one deal: made or failed, by how much, and both sides' scores."""
+    """Score one deal: made or failed, by how much, and both sides' scores.
+
+    Side values are NS=<n> / EW=<n>: "--decl NS=20 EW=50", "--decl NS=20,EW=50" and
+    "--decl NS=20 --decl EW=50" are the same. Example:
+    bazarsim score -r bazar-blot -c 9H -d E --points NS=70 --decl EW=20 --bela EW=20 --contra
+    """
+    if ctx.args:
+        raise BazarsimError(
+            f"unexpected argument {ctx.args[0]!r} (side values are NS=<n> or EW=<n> after "
+            "--points, --decl, --bela or --tricks)",
+            ctx.args[0],
+        )
+    for value, name, example in (
+        (contract, "--contract", "9H"),
+        (declarer, "--declarer", "E"),
+        (points, "--points", "NS=70"),
+    ):
+        if not value:
+            raise BazarsimError(f"missing {name} (e.g. {name} {example})")
     rs = load_ruleset(ruleset, option)
     if contra and recontra:
         raise BazarsimError("give --contra or --recontra, not both")
