@@ -225,7 +225,10 @@ class ScoringRules:
         ambiguous=True,
     )
     target: int = opt(301, "match target", ambiguous=True)
-    targets: tuple = opt((301, 101), "targets the ruleset allows (101: big points, club style)")
+    targets: tuple = opt(
+        (301, 101),
+        "targets a match may use (bazar: 301, or 101 in big points as clubs do); empty: any",
+    )
     failed_bidders_cannot_win: bool = opt(
         False,
         "a side that reaches the target on a deal where it failed its contract does not "

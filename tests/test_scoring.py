@@ -527,3 +527,76 @@ def test_cli_score_side_values_as_separate_words():
         r = runner.invoke(app, ["score", *args])
         lines = r.output.strip().splitlines()
         assert r.exit_code == 2 and len(lines) == 1 and msg in lines[0], r.output
+
+
+@st.composite
+def scored_deals(draw):
+    """A ruleset variant, a contract it allows and a consistent outcome."""
+    name, opts = draw(st.sampled_from(RULESET_VARIANTS))
+    rs = get_ruleset(name, **opts)
+    kind = draw(st.sampled_from(rs.kinds))
+    total = rs.deal_total[kind]
+    t_ns = draw(st.integers(0, 8))
+    if t_ns == 0:
+        p_ns = 0
+    elif t_ns == 8:
+        p_ns = total
+    else:
+        p_ns = draw(st.integers(0, total))
+    level = draw(st.integers(8, 20)) if rs.scoring.scheme in ("bazar", "bazar-blot") else 0
+    contra = draw(st.integers(0, 2)) if rs.auction.contra else 0
+    capot = draw(st.booleans()) if rs.auction.capot_bids else False
+    c = Contract(level, kind, draw(st.integers(0, 3)), contra, capot)
+    decl = (draw(st.sampled_from(DECLS)), draw(st.sampled_from(DECLS)))
+    bela = (draw(st.sampled_from((0, 20, 40))), draw(st.sampled_from((0, 20, 40))))
+    out = DealOutcome((p_ns, total - p_ns), (t_ns, 8 - t_ns), decl, bela)
+    return rs, c, out
+
+
+@settings(max_examples=400, deadline=None)
+@given(scored_deals())
+def test_hypothesis_scoring_invariants(case):
+    """Never negative; made iff margin >= 0; failed bidders write 0 (or only their bela
+    where it stays with its holder); the deal's whole value is what the sides write."""
+    rs, c, out = case
+    sr = rs.scoring
+    r = score_deal(c, out, rs)
+    b = c.side
+    mult = (1, sr.contra_multiplier, sr.recontra_multiplier)[c.contra]
+    assert min(r.scores) >= 0 and r.carry >= 0
+    assert r.made == (r.margin >= 0)
+    assert not (r.made and r.tie)
+    if r.reverse_capot or (c.capot and r.capot_side != b and sr.scheme.startswith("bazar")):
+        assert not r.made
+    if not r.made and not r.tie:
+        own_bela = out.bela[b]
+        if out.tricks[b] == 0 and sr.trickless_declarations != "keep":
+            own_bela = 0  # a trickless side's bela is void or handed over
+        if sr.bela_on_failure == "defenders":
+            assert r.scores[b] == 0
+        elif sr.scheme == "bazar-blot":
+            whole = mult if sr.contra_style == "double_whole_score" else 1
+            assert r.scores[b] == own_bela // 10 * whole
+        elif sr.unit == "small" or sr.scheme != "bazar":
+            assert r.scores[b] == own_bela * mult
+        else:
+            assert r.scores[b] == own_bela // 10 * mult
+    # the same deal scored in bulk gives the same numbers
+    got = score_deals(
+        rs,
+        [c.level],
+        [c.kind],
+        [b],
+        [out.points],
+        [out.tricks],
+        [out.declarations],
+        [out.bela],
+        [c.contra],
+        [c.capot],
+    )
+    assert tuple(got["scores"][0].tolist()) == r.scores and bool(got["made"][0]) == r.made
+    # more declarations for the bidders never turn a made contract into a failed one
+    more = list(out.declarations)
+    more[b] += 50
+    r2 = score_deal(c, DealOutcome(out.points, out.tricks, tuple(more), out.bela), rs)
+    assert r2.made or not r.made
