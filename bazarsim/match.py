@@ -24,10 +24,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .auction import Contract
-from .cards import SIDES
+from .cards import SIDES, side_of, suit_byte
 from .errors import BazarsimError
 from .rulesets import Ruleset, get_ruleset
 from .scoring import DealOutcome, DealScore, score_deal
+
+
+def eight_of_a_suit_side(hands) -> int | None:
+    """The side holding all eight cards of one suit in one hand (deal in seat order N E S W)."""
+    for seat, hand in enumerate(hands):
+        if any(suit_byte(int(hand), suit) == 0xFF for suit in range(4)):
+            return side_of(seat)
+    return None
 
 
 @dataclass

@@ -138,3 +138,15 @@ def test_random_matches_end_and_totals_add_up(name):
         assert sum(m.totals) + m.carry == sum(sum(d.scores) + d.carry for d in m.deals)
         w = m.winner
         assert m.totals[w] >= m.target and m.totals[w] > m.totals[1 - w]
+
+
+def test_eight_of_a_suit_side_from_a_deal():
+    from bazarsim.cards import parse_deal
+    from bazarsim.match import eight_of_a_suit_side
+
+    d = parse_deal("N:-.AKQJT987.-.- AKQJ.-.AKQJ.- T987.-.T987.- -.-.-.AKQJT987")
+    assert eight_of_a_suit_side(d) == 0  # North holds every heart
+    d = parse_deal("N:AKQJ.AKQJ.-.- T987.T987.-.- -.-.AKQJ.AKQJ -.-.T987.T987")
+    assert eight_of_a_suit_side(d) is None
+    d = parse_deal("N:AKQJ.AKQJ.-.- -.-.AKQJT987.- T987.T987.-.- -.-.-.AKQJT987")
+    assert eight_of_a_suit_side(d) == 1  # East holds every diamond (West every club)
