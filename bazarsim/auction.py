@@ -184,6 +184,13 @@ class Auction:
     passes: int = 0  # passes in a row since the last other call
     out: set = field(default_factory=set)  # belote: seats that may no longer name a game
 
+    def __post_init__(self) -> None:
+        self.ruleset = get_ruleset(self.ruleset)
+        if isinstance(self.dealer, str):
+            self.dealer = parse_seat(self.dealer)
+        if self.dealer not in (0, 1, 2, 3):
+            raise AuctionError(f"bad dealer {self.dealer!r}: a seat 0..3 or N E S W")
+
     @property
     def style(self) -> str:
         return self.ruleset.auction.style

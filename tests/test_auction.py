@@ -402,3 +402,10 @@ def test_cli_auction_words_and_missing_calls():
         r = runner.invoke(app, ["auction", *args])
         lines = r.output.strip().splitlines()
         assert r.exit_code == 2 and len(lines) == 1 and msg in lines[0], r.output
+
+
+def test_auction_accepts_names():
+    a = Auction(dealer="W", ruleset="bazar-blot")
+    assert a.to_speak == 0 and a.ruleset.name == "bazar-blot"
+    with pytest.raises(AuctionError, match="bad dealer"):
+        Auction(dealer=7)
