@@ -188,4 +188,11 @@ def score_command(
             "score": result.ew,
         },
     ]
-    emit_records(rows, fmt, title=f"{c.label} ({rs.name}): {verdict}, margin {result.margin:+d}")
+    summary = f"{c.label} ({rs.name}): {verdict}, margin {result.margin:+d}"
+    if result.carry:
+        summary += f", {result.carry} carried to the next deal's winner"
+    if fmt == Format.table:
+        typer.echo(summary)
+        emit_records(rows, fmt)
+    else:
+        emit_records(rows, fmt, title=summary)
