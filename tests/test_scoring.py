@@ -600,3 +600,30 @@ def test_hypothesis_scoring_invariants(case):
     more[b] += 50
     r2 = score_deal(c, DealOutcome(out.points, out.tricks, tuple(more), out.bela), rs)
     assert r2.made or not r.made
+
+
+def test_bulk_takes_evaluate_deals_declarations():
+    """Declaration and bela arrays of evaluate_deals plug straight into score_deals."""
+    from bazarsim.evaluate import evaluate_deals
+
+    rng = np.random.default_rng(3)
+    n = 300
+    deals = np.zeros((n, 4), np.uint32)
+    for i in range(n):
+        perm = rng.permutation(32)
+        for seat in range(4):
+            deals[i, seat] = sum(1 << int(c) for c in perm[8 * seat : 8 * seat + 8])
+    ev = evaluate_deals(deals, 0, "H", "bazar")
+    decl = np.stack([ev["declarations_ns"], ev["declarations_ew"]], 1)
+    bela = np.stack([ev["bela_ns"], ev["bela_ew"]], 1)
+    p0 = rng.integers(10, 153, n)
+    points = np.stack([p0, 162 - p0], 1)
+    tricks = np.full((n, 2), 4)
+    got = score_deals("bazar", 9, 1, 0, points, tricks, decl, bela)
+    for i in range(n):
+        out = DealOutcome(
+            tuple(points[i].tolist()), (4, 4), tuple(decl[i].tolist()), tuple(bela[i].tolist())
+        )
+        r = score_deal(Contract(9, H, N), out, "bazar")
+        assert tuple(got["scores"][i].tolist()) == r.scores
+    assert decl.any() and bela.any()  # the sample holds declarations and belas
