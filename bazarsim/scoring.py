@@ -327,7 +327,7 @@ def _sai(points, up_from):
     return q + (1 if points - 10 * q >= up_from else 0)
 
 
-@nb.njit(cache=True, parallel=True)
+@nb.njit(cache=True)
 def score_deals_kernel(
     params,
     totals,
@@ -346,10 +346,14 @@ def score_deals_kernel(
     capot_side,
     carry,
 ):
-    """Score n deals; outputs are written in place (see :func:`score_deals`)."""
+    """Score n deals; outputs are written in place (see :func:`score_deals`).
+
+    Serial on purpose: a few dozen integer operations a deal run at 20M+ deals/s on one
+    core, and ``parallel=True`` measured slower on 2 cores (benchmarks/bench_scoring.py).
+    """
     n = level.shape[0]
     scheme = params[P_SCHEME]
-    for i in nb.prange(n):
+    for i in range(n):
         b = side[i]
         d = 1 - b
         k = kind[i]
