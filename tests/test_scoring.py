@@ -627,3 +627,12 @@ def test_bulk_takes_evaluate_deals_declarations():
         r = score_deal(Contract(9, H, N), out, "bazar")
         assert tuple(got["scores"][i].tolist()) == r.scores
     assert decl.any() and bela.any()  # the sample holds declarations and belas
+
+
+@pytest.mark.parametrize("name", ["bazar", "bazar-blot", "belote-fr", "bela-hr"])
+def test_deal_totals_162_258(name):
+    from bazarsim.scoring import deal_total
+
+    rs = get_ruleset(name)
+    for kind in rs.kinds:
+        assert deal_total(rs, kind) == rs.deal_total[kind] == (258 if kind == VK else 162)
