@@ -12,10 +12,10 @@ from .common import app
 # Command modules register themselves on import.
 from . import rules_cmd  # noqa: E402,F401  isort: skip
 from . import eval_cmd  # noqa: E402,F401  isort: skip
+
+
+
 from . import auction_cmd, score_cmd  # noqa: E402,F401  isort: skip
-
-
-
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the console script and of ``python -m bazarsim``."""
