@@ -206,9 +206,8 @@ class ScoringRules:
     )
     sai_rounding: str = opt(
         "down_1_5",
-        "small points -> sai (tens): remainder 1-5 down, 6-9 up (85 -> 8, 86 -> 9); "
-        "half_up (85 -> 9); or sum_to_total: the defenders' share 1-5 down, the bidders "
-        "get the rest of the deal's 16 (26)",
+        "small points -> sai (tens): remainder 1-5 down, 6-9 up; half_up; "
+        "or the two sides sum to 16",
         ("down_1_5", "half_up", "sum_to_total"),
         ambiguous=True,
     )
