@@ -20,6 +20,11 @@ Scheme summaries (every ambiguity is a :class:`~bazarsim.rulesets.ScoringRules` 
   points (16 / 26 VK / 25 capot / 35 VK capot, sides' points rounded to tens).
   Contra x2, recontra x4.
 * ``bazar-blot``: sai formulas of seed 001 with the level multiplier table.
+
+Rounding small points to sai (``sai_rounding``): ``down_1_5`` remainder 1-5 down, 6-9
+up (85 -> 8, 86 -> 9; 86 + 76 then gives 9 + 8 = 17); ``half_up`` 85 -> 9;
+``sum_to_total`` rounds the defenders' share by ``down_1_5`` and gives the bidders the
+rest of the deal's 16 (26 in VK), so the two always sum to the deal value.
 * ``belote-fr``: the bidders must score more than the defenders; a tie carries the
   bidders' points to the next deal's winner.
 * ``bela-hr``: the callers must take more than half of all points of the deal.
