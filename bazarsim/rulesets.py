@@ -119,7 +119,7 @@ class DeclarationRules:
 
 @dataclass(frozen=True)
 class AuctionRules:
-    """The auction (RULES.md section 5)."""
+    """The auction (RULES.md section 5; belote-fr 003, bela-hr 004)."""
 
     style: str = opt(
         "bazar",
@@ -128,6 +128,7 @@ class AuctionRules:
         ("bazar", "belote", "bela"),
     )
     min_level: int = opt(8, "lowest bid level (promises 10 x level points)")
+    max_level: int = opt(0, "highest bid level (0: no limit)")
     both_passed_first_round_only_contra: bool = opt(
         True, "a side whose both players passed in the first round may later only contra"
     )
@@ -137,25 +138,72 @@ class AuctionRules:
     )
     contra: bool = opt(True, "contra / recontra exist")
     capot_bids: bool = opt(True, "capot may be bid")
+    last_word_raise_reopens: bool = opt(
+        False,
+        "last word (bid, then three passes): a raise in the same kind reopens the bidding "
+        "(true) or closes it, leaving the others only contra or pass (false)",
+        ambiguous=True,
+    )
+    last_word_change_min_raise: int = opt(
+        1,
+        "levels a last-word change of kind must add over the player's own bid "
+        "(0: the same level in another kind is allowed)",
+        ambiguous=True,
+    )
+    belote_game_order: str = opt(
+        "suit<BK<VK",
+        "belote auction: order of games, lowest first; a new game must be higher "
+        "(suits are equal to each other)",
+        ("suit<BK<VK", "suit<VK<BK"),
+        ambiguous=True,
+    )
 
 
 @dataclass(frozen=True)
 class ScoringRules:
-    """Deal scoring (RULES.md section 6). ``scheme`` names the formula family."""
+    """Deal scoring and match end (RULES.md section 6). ``scheme`` names the formula family."""
 
     scheme: str = opt(
         "bazar", "formula family", ("bazar", "bazar-blot", "belote-fr", "bela-hr")
     )
     unit: str = opt(
-        "small", "score in small points (cards) or big points (deal = 16)", ("small", "big"),
+        "small",
+        "bazar: score in small points (cards) or big points (deal = 16)",
+        ("small", "big"),
         ambiguous=True,
     )
-    deal_value: int = opt(16, "big points for a deal")
-    vk_deal_value: int = opt(26, "big points for a VK deal")
-    capot_value: int = opt(25, "big points for a capot (instead of 16)")
-    capot_bonus: int = opt(90, "small points a capot adds to the deal (162 -> 252)")
-    contra_multiplier: int = opt(2, "contra multiplies the deal value")
-    recontra_multiplier: int = opt(4, "recontra multiplies the deal value")
+    deal_value: int = opt(16, "big points for a deal (162 small points)")
+    vk_deal_value: int = opt(26, "big points for a VK deal (258 small points)")
+    capot_value: int = opt(25, "big points for a capot deal (instead of 16)")
+    vk_capot_value: int = opt(
+        35, "big points for a VK capot: 26 + the capot's 9 (RULES.md is silent)", ambiguous=True
+    )
+    capot_bonus: int = opt(
+        90, "small points the side taking every trick adds (162 -> 252; belote-fr 100)"
+    )
+    contra_multiplier: int = opt(2, "contra multiplies the deal's scores")
+    recontra_multiplier: int = opt(4, "recontra multiplies the deal's scores")
+    made_with_contra: str = opt(
+        "multiply_each",
+        "bazar, belote-fr: contract made under contra: each side writes its own points x "
+        "multiplier, or the bidders write everything x multiplier (defenders 0)",
+        ("multiply_each", "all_to_bidders"),
+        ambiguous=True,
+    )
+    bela_on_failure: str = opt(
+        "holder",
+        "failed contract: bela stays with its holder's side, or goes to the defenders "
+        "with everything else",
+        ("holder", "defenders"),
+        ambiguous=True,
+    )
+    trickless_declarations: str = opt(
+        "keep",
+        "declarations (and bela) of a side that took no trick: kept, void (belote-fr 003), "
+        "or given to the side that took every trick (bela-hr 004)",
+        ("keep", "void", "to_capot_side"),
+        ambiguous=True,
+    )
     sai_rounding: str = opt(
         "down_1_5",
         "small points -> sai (tens): remainder 1-5 down, 6-9 up; half_up; "
@@ -170,12 +218,30 @@ class ScoringRules:
     )
     contra_style: str = opt(
         "multiplier_table",
-        "bazar-blot: contra via the multiplier table, or doubling the whole score",
+        "bazar-blot: contra via the multiplier table, or the no-contra multiplier and the "
+        "whole score x contra/recontra multiplier",
         ("multiplier_table", "double_whole_score"),
         ambiguous=True,
     )
     target: int = opt(301, "match target", ambiguous=True)
-    targets: tuple = opt((301,), "targets the ruleset allows")
+    targets: tuple = opt(
+        (301, 101),
+        "targets a match may use (bazar: 301, or 101 in big points as clubs do); empty: any",
+    )
+    failed_bidders_cannot_win: bool = opt(
+        False,
+        "a side that reaches the target on a deal where it failed its contract does not "
+        "win on that deal (001)",
+    )
+    capot_ends_match_only_if_bid_contra_made: bool = opt(
+        False, "a deal with a capot ends the match only if the capot was bid, contra'd and made"
+    )
+    reverse_capot_loses_match: bool = opt(
+        False, "bidders who take no trick lose the match at once (001)"
+    )
+    eight_of_a_suit_wins_match: bool = opt(
+        False, "all 8 cards of one suit in one hand win the match at the end of the deal (004)"
+    )
 
 
 @dataclass(frozen=True)
@@ -300,7 +366,16 @@ _BAZAR_BLOT = dataclasses.replace(
     sources=("001", "002"),
     kinds=(0, 1, 2, 3, BK),
     play=PlayRules(undertrump_required=True),
-    scoring=ScoringRules(scheme="bazar-blot", unit="big", target=101, targets=(101, 151, 201, 301)),
+    scoring=ScoringRules(
+        scheme="bazar-blot",
+        unit="big",
+        target=101,
+        targets=(101, 151, 201, 301),
+        bela_on_failure="defenders",
+        failed_bidders_cannot_win=True,
+        capot_ends_match_only_if_bid_contra_made=True,
+        reverse_capot_loses_match=True,
+    ),
 )
 
 _BELOTE_FR = dataclasses.replace(
@@ -315,9 +390,15 @@ _BELOTE_FR = dataclasses.replace(
         four_eights_cancel=False,
         four_sevens_redeal=False,
     ),
-    auction=AuctionRules(style="belote", min_level=8),
+    auction=AuctionRules(style="belote", min_level=8, capot_bids=False),
     scoring=ScoringRules(
-        scheme="belote-fr", capot_bonus=100, target=1001, targets=(1001,), unit="small"
+        scheme="belote-fr",
+        capot_bonus=100,
+        target=1001,
+        targets=(1001,),
+        unit="small",
+        bela_on_failure="defenders",
+        trickless_declarations="void",
     ),
 )
 
@@ -340,7 +421,15 @@ _BELA_HR = dataclasses.replace(
         four_sevens_redeal=False,
     ),
     auction=AuctionRules(style="bela", contra=False, capot_bids=False),
-    scoring=ScoringRules(scheme="bela-hr", capot_bonus=90, target=1001, targets=(1001,)),
+    scoring=ScoringRules(
+        scheme="bela-hr",
+        capot_bonus=90,
+        target=1001,
+        targets=(1001,),
+        bela_on_failure="defenders",
+        trickless_declarations="to_capot_side",
+        eight_of_a_suit_wins_match=True,
+    ),
 )
 
 RULESETS: dict[str, Ruleset] = {r.name: r for r in (_BAZAR, _BAZAR_BLOT, _BELOTE_FR, _BELA_HR)}

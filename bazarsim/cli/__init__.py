@@ -17,6 +17,7 @@ from . import demo_cmd  # noqa: E402,F401  isort: skip
 
 
 
+from . import auction_cmd, score_cmd  # noqa: E402,F401  isort: skip
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the console script and of ``python -m bazarsim``."""
