@@ -190,7 +190,9 @@ def _tt_index(a, b, leader, mask):
     return ((x >> 32) & mask) & ~np.int64(1)
 
 
-@nb.njit(cache=True)
+# Not cached: Numba 0.62 segfaults when loading a cached recursive function (or a cached
+# caller of one) in a new process. The search compiles once per process instead.
+@nb.njit(cache=False)
 def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules, ctx):
     """Fail-soft alpha-beta: N-S points from the start of trick ``t`` (``n`` cards in it).
 
@@ -368,7 +370,7 @@ def new_search(ctx):
     ctx[7][:] = 0
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=False)  # see alphabeta
 def exact_value(hands, leader, trick_cards, n, pts, stren, order, above, rules, ctx, method, guess):
     """Exact N-S points of a position (trick ``trick_cards[:n]`` in progress).
 
@@ -403,7 +405,7 @@ def exact_value(hands, leader, trick_cards, n, pts, stren, order, above, rules, 
     return lower
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=False)  # see alphabeta
 def reaches(hands, leader, trick_cards, n, target, pts, stren, order, above, rules, ctx):
     """Null-window probe: do N-S take at least ``target`` from this position on?"""
     work = start_position(hands, leader, trick_cards, n, ctx)
