@@ -12,6 +12,7 @@ from .common import app
 # Command modules register themselves on import.
 from . import rules_cmd  # noqa: E402,F401  isort: skip
 from . import eval_cmd  # noqa: E402,F401  isort: skip
+from . import solve_cmd  # noqa: E402,F401  isort: skip
 
 
 

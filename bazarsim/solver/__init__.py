@@ -199,7 +199,13 @@ class Solver:
             hands[seat] ^= 1 << chosen
             trick.append(chosen)
             shown = (4 - seat) % 4 if ccw else seat
-            step = {"seat": SEATS[shown], "card": format_card(chosen), "trick": len(line) // 4 + 1}
+            step = {
+                "trick": len(line) // 4 + 1,
+                "seat": SEATS[shown],
+                "card": format_card(chosen),
+                "winner": None,
+                "trick_points": None,
+            }
             if len(trick) == 4:
                 arr = np.array(trick, np.int64)
                 w = (lead + int(trick_winner(arr, 4, rules[0], stren))) % 4
