@@ -41,7 +41,7 @@ def stacked_tables(ruleset: Ruleset, kinds, count_tricks=False):
     return pts, stren, order, above, rules
 
 
-@nb.njit(parallel=True, cache=False)  # calls the (uncached) recursive search
+@nb.njit(parallel=True, cache=True)
 def dd_tables_kernel(
     deals, leaders, pts, stren, order, above, rules, cpts, cstren, corder, cabove, crules,
     with_capot, opts, method, tt_bits, chunk,

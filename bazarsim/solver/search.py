@@ -87,7 +87,8 @@ def _new_context(tt_bits, opts):
     tricks = np.zeros((10, 4), np.int64)
     moves = np.zeros((40, 8), np.int64)
     scores = np.zeros((40, 8), np.int64)
-    return (tt_a, tt_b, tt_tag, tt_lo, tt_hi, tt_mv, stats, hist, tricks, moves, scores)
+    frames = np.zeros((40, N_FRAME), np.int64)
+    return (tt_a, tt_b, tt_tag, tt_lo, tt_hi, tt_mv, stats, hist, tricks, moves, scores, frames)
 
 
 @nb.njit(cache=True, inline="always")
@@ -190,154 +191,242 @@ def _tt_index(a, b, leader, mask):
     return ((x >> 32) & mask) & ~np.int64(1)
 
 
-# Not cached: Numba 0.62 segfaults when loading a cached recursive function (or a cached
-# caller of one) in a new process. The search compiles once per process instead.
-@nb.njit(cache=False)
+# Frame fields of the explicit search stack (one row per ply).
+_F_LEADER = 0
+_F_T = 1
+_F_N = 2
+_F_ALPHA = 3
+_F_BETA = 4
+_F_BEST = 5
+_F_BESTC = 6
+_F_NM = 7
+_F_K = 8
+_F_NS = 9
+_F_SLOT = 10
+_F_A0 = 11
+_F_B0 = 12
+_F_REM = 13
+_F_KA = 14
+_F_KB = 15
+_F_TAG = 16
+_F_LEFT = 17
+N_FRAME = 18
+
+
+@nb.njit(cache=True)
 def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules, ctx):
     """Fail-soft alpha-beta: N-S points from the start of trick ``t`` (``n`` cards in it).
 
-    ``ctx[8][t, :n]`` holds the cards already in the trick; ``hands`` excludes them.
+    ``ctx[8][t, :n]`` holds the cards already in the trick; ``hands`` excludes them (and
+    is restored on return). Iterative, with an explicit stack of frames, so that Numba can
+    cache it (a cached recursive function crashes Numba 0.62 on reload) and calls cost
+    nothing.
     """
-    tt_a, tt_b, tt_tag, tt_lo, tt_hi, tt_mv, stats, hist, tricks, moves, scores = ctx
-    stats[S_NODES] += 1
+    tt_a, tt_b, tt_tag, tt_lo, tt_hi, tt_mv, stats, hist, tricks, moves, scores, fr = ctx
     opts = stats[S_OPTS]
-    trick = tricks[t]
     trump = rules[R_TRUMP]
-    p = (leader + n) & 3
-    left = popcount32(hands[p])  # tricks left, the current one included
-    slot = -1
-    tt_move = _NO_CARD
-    a0 = alpha
-    b0 = beta
-    rem = 0
-    key_a = 0
-    key_b = 0
-    tag = 0
-    if n == 0:
-        if left == 0:
-            return 0
-        if left == 1:  # last trick: every card is forced
-            total = rules[R_TRICK_BONUS] + rules[R_LAST_BONUS]
-            for i in range(4):
-                c = _lowest_card(hands[(leader + i) & 3])
-                trick[i] = c
-                total += pts[c]
-            w = (leader + trick_winner(trick, 4, trump, stren)) & 3
-            return total if (w & 1) == 0 else 0
-        rem = (
-            mask_points(hands[0] | hands[1] | hands[2] | hands[3], pts)
-            + left * rules[R_TRICK_BONUS]
-            + rules[R_LAST_BONUS]
-        )
-        if opts & O_BOUNDS:
-            if rem <= alpha:
-                return rem
-            if beta <= 0:
-                return 0
-        if opts & O_TT:
-            key_a = hands[0] | (hands[1] << 32)
-            key_b = hands[2] | (hands[3] << 32)
-            tag = stats[S_GEN] * 4 + leader
-            idx = _tt_index(key_a, key_b, leader, stats[S_MASK])
-            for j in range(idx, idx + 2):
-                if tt_tag[j] == tag and tt_a[j] == key_a and tt_b[j] == key_b:
-                    slot = j
-            if slot >= 0:
-                lo = np.int64(tt_lo[slot])
-                hi = np.int64(tt_hi[slot])
-                tt_move = np.int64(tt_mv[slot])
-                if lo >= beta:
-                    return lo
-                if hi <= alpha:
-                    return hi
-                if lo == hi:
-                    return lo
-                if lo > alpha:
-                    alpha = lo
-                if hi < beta:
-                    beta = hi
-                a0 = alpha
-                b0 = beta
+    sp = 0
+    fr[0, _F_LEADER] = leader
+    fr[0, _F_T] = t
+    fr[0, _F_N] = n
+    fr[0, _F_ALPHA] = alpha
+    fr[0, _F_BETA] = beta
+    ret = np.int64(0)
+    while True:
+        # ---------------------------------------------------------- enter node sp
+        stats[S_NODES] += 1
+        ld = fr[sp, _F_LEADER]
+        tn = fr[sp, _F_T]
+        nn = fr[sp, _F_N]
+        al = fr[sp, _F_ALPHA]
+        be = fr[sp, _F_BETA]
+        trick = tricks[tn]
+        p = (ld + nn) & 3
+        left = popcount32(hands[p])
+        done = False
+        slot = -1
+        tt_move = _NO_CARD
+        if nn == 0:
+            if left == 0:
+                ret = np.int64(0)
+                done = True
+            elif left == 1:  # last trick: every card is forced
+                total = rules[R_TRICK_BONUS] + rules[R_LAST_BONUS]
+                for i in range(4):
+                    c = _lowest_card(hands[(ld + i) & 3])
+                    trick[i] = c
+                    total += pts[c]
+                w = (ld + trick_winner(trick, 4, trump, stren)) & 3
+                ret = total if (w & 1) == 0 else np.int64(0)
+                done = True
+            else:
+                rem = (
+                    mask_points(hands[0] | hands[1] | hands[2] | hands[3], pts)
+                    + left * rules[R_TRICK_BONUS]
+                    + rules[R_LAST_BONUS]
+                )
+                fr[sp, _F_REM] = rem
+                if opts & O_BOUNDS:
+                    if rem <= al:
+                        ret = rem
+                        done = True
+                    elif be <= 0:
+                        ret = np.int64(0)
+                        done = True
+                if not done and opts & O_TT:
+                    key_a = hands[0] | (hands[1] << 32)
+                    key_b = hands[2] | (hands[3] << 32)
+                    tag = stats[S_GEN] * 4 + ld
+                    fr[sp, _F_KA] = key_a
+                    fr[sp, _F_KB] = key_b
+                    fr[sp, _F_TAG] = tag
+                    idx = _tt_index(key_a, key_b, ld, stats[S_MASK])
+                    for j in range(idx, idx + 2):
+                        if tt_tag[j] == tag and tt_a[j] == key_a and tt_b[j] == key_b:
+                            slot = j
+                    if slot >= 0:
+                        lo = np.int64(tt_lo[slot])
+                        hi = np.int64(tt_hi[slot])
+                        tt_move = np.int64(tt_mv[slot])
+                        if lo >= be:
+                            ret = lo
+                            done = True
+                        elif hi <= al:
+                            ret = hi
+                            done = True
+                        elif lo == hi:
+                            ret = lo
+                            done = True
+                        else:
+                            if lo > al:
+                                al = lo
+                            if hi < be:
+                                be = hi
+        if not done:
+            fr[sp, _F_ALPHA] = al
+            fr[sp, _F_BETA] = be
+            fr[sp, _F_A0] = al
+            fr[sp, _F_B0] = be
+            fr[sp, _F_SLOT] = slot
+            fr[sp, _F_LEFT] = left
+            mv = moves[sp]
+            nm = _gen_moves(hands, p, trick, nn, pts, stren, order, above, rules, opts, mv)
+            _order_moves(mv, scores[sp], nm, p, trick, nn, tt_move, pts, stren, trump, hist, opts)
+            fr[sp, _F_NM] = nm
+            fr[sp, _F_K] = 0
+            fr[sp, _F_BEST] = -1 if (p & 1) == 0 else 1 << 30
+            fr[sp, _F_BESTC] = _NO_CARD
+        # ------------------------------------------- return values / next moves
+        while True:
+            if done:
+                if sp == 0:
+                    return ret
+                sp -= 1
+                ld = fr[sp, _F_LEADER]
+                nn = fr[sp, _F_N]
+                p = (ld + nn) & 3
+                k = fr[sp, _F_K] - 1
+                c = moves[sp, k]
+                hands[p] ^= np.int64(1) << c
+                v = ret + fr[sp, _F_NS]
+                if (p & 1) == 0:
+                    if v > fr[sp, _F_BEST]:
+                        fr[sp, _F_BEST] = v
+                        fr[sp, _F_BESTC] = c
+                        if v > fr[sp, _F_ALPHA]:
+                            fr[sp, _F_ALPHA] = v
+                else:
+                    if v < fr[sp, _F_BEST]:
+                        fr[sp, _F_BEST] = v
+                        fr[sp, _F_BESTC] = c
+                        if v < fr[sp, _F_BETA]:
+                            fr[sp, _F_BETA] = v
+                if fr[sp, _F_ALPHA] >= fr[sp, _F_BETA] and opts & O_HISTORY:
+                    lf = fr[sp, _F_LEFT]
+                    hist[p * 32 + c] += lf * lf
+                done = False
+            ld = fr[sp, _F_LEADER]
+            tn = fr[sp, _F_T]
+            nn = fr[sp, _F_N]
+            k = fr[sp, _F_K]
+            al = fr[sp, _F_ALPHA]
+            be = fr[sp, _F_BETA]
+            if k < fr[sp, _F_NM] and al < be:
+                # play the next move and descend
+                p = (ld + nn) & 3
+                c = moves[sp, k]
+                fr[sp, _F_K] = k + 1
+                hands[p] ^= np.int64(1) << c
+                trick = tricks[tn]
+                trick[nn] = c
+                q = sp + 1
+                if nn == 3:
+                    w = (ld + trick_winner(trick, 4, trump, stren)) & 3
+                    ns = np.int64(0)
+                    if (w & 1) == 0:
+                        ns = pts[trick[0]] + pts[trick[1]] + pts[trick[2]] + pts[c]
+                        ns += rules[R_TRICK_BONUS]
+                        if hands[p] == 0:
+                            ns += rules[R_LAST_BONUS]
+                    fr[sp, _F_NS] = ns
+                    fr[q, _F_LEADER] = w
+                    fr[q, _F_T] = tn + 1
+                    fr[q, _F_N] = 0
+                    fr[q, _F_ALPHA] = al - ns
+                    fr[q, _F_BETA] = be - ns
+                else:
+                    fr[sp, _F_NS] = 0
+                    fr[q, _F_LEADER] = ld
+                    fr[q, _F_T] = tn
+                    fr[q, _F_N] = nn + 1
+                    fr[q, _F_ALPHA] = al
+                    fr[q, _F_BETA] = be
+                sp = q
+                break
+            # all moves tried (or cut off): finish node sp
+            best = fr[sp, _F_BEST]
+            if nn == 0 and opts & O_TT:
+                _tt_store(fr, sp, best, ld, tt_a, tt_b, tt_tag, tt_lo, tt_hi, tt_mv, stats)
+            ret = best
+            done = True
 
-    ply = t * 4 + n
-    mv = moves[ply]
-    sc = scores[ply]
-    nm = _gen_moves(hands, p, trick, n, pts, stren, order, above, rules, opts, mv)
-    _order_moves(mv, sc, nm, p, trick, n, tt_move, pts, stren, trump, hist, opts)
 
-    maxi = (p & 1) == 0
-    best = np.int64(-1) if maxi else np.int64(1 << 30)
-    best_card = _NO_CARD
-    for k in range(nm):
-        c = mv[k]
-        bit = np.int64(1) << c
-        hands[p] ^= bit
-        trick[n] = c
-        if n == 3:
-            w = (leader + trick_winner(trick, 4, trump, stren)) & 3
-            ns = 0
-            if (w & 1) == 0:
-                ns = pts[trick[0]] + pts[trick[1]] + pts[trick[2]] + pts[c]
-                ns += rules[R_TRICK_BONUS]
-                if hands[p] == 0:
-                    ns += rules[R_LAST_BONUS]
-            v = ns + alphabeta(
-                hands, w, t + 1, 0, alpha - ns, beta - ns, pts, stren, order, above, rules, ctx
-            )
-        else:
-            v = alphabeta(hands, leader, t, n + 1, alpha, beta, pts, stren, order, above, rules, ctx)
-        hands[p] ^= bit
-        if maxi:
-            if v > best:
-                best = v
-                best_card = c
-                if v > alpha:
-                    alpha = v
-        else:
-            if v < best:
-                best = v
-                best_card = c
-                if v < beta:
-                    beta = v
-        if alpha >= beta:
-            if opts & O_HISTORY:
-                hist[p * 32 + c] += left * left
-            break
-
-    if n == 0 and opts & O_TT:
-        if slot >= 0:
-            lo = np.int64(tt_lo[slot])
-            hi = np.int64(tt_hi[slot])
-        else:
-            lo = 0
-            hi = rem
-            idx = _tt_index(key_a, key_b, leader, stats[S_MASK])
-            # Prefer a stale slot, else the one with fewer cards (cheaper to redo).
+@nb.njit(cache=True)
+def _tt_store(fr, sp, best, ld, tt_a, tt_b, tt_tag, tt_lo, tt_hi, tt_mv, stats):
+    """Tighten (or create) the table entry of the trick-boundary node ``sp``."""
+    slot = fr[sp, _F_SLOT]
+    key_a = fr[sp, _F_KA]
+    key_b = fr[sp, _F_KB]
+    if slot >= 0:
+        lo = np.int64(tt_lo[slot])
+        hi = np.int64(tt_hi[slot])
+    else:
+        lo = np.int64(0)
+        hi = fr[sp, _F_REM]
+        idx = _tt_index(key_a, key_b, ld, stats[S_MASK])
+        # Prefer a stale slot, else the one with fewer cards (cheaper to redo).
+        slot = idx
+        if tt_tag[idx] >> 2 != stats[S_GEN]:
             slot = idx
-            o0 = tt_tag[idx] >> 2 != stats[S_GEN]
-            o1 = tt_tag[idx + 1] >> 2 != stats[S_GEN]
-            if o0:
-                slot = idx
-            elif o1:
-                slot = idx + 1
-            elif popcount32(tt_a[idx + 1] & 0xFFFFFFFF) < popcount32(tt_a[idx] & 0xFFFFFFFF):
-                slot = idx + 1
-        if best <= a0:
-            if best < hi:
-                hi = best
-        elif best >= b0:
-            if best > lo:
-                lo = best
-        else:
-            lo = best
+        elif tt_tag[idx + 1] >> 2 != stats[S_GEN]:
+            slot = idx + 1
+        elif popcount32(tt_a[idx + 1] & 0xFFFFFFFF) < popcount32(tt_a[idx] & 0xFFFFFFFF):
+            slot = idx + 1
+    if best <= fr[sp, _F_A0]:
+        if best < hi:
             hi = best
-        tt_a[slot] = key_a
-        tt_b[slot] = key_b
-        tt_tag[slot] = tag
-        tt_lo[slot] = lo
-        tt_hi[slot] = hi
-        tt_mv[slot] = best_card
-    return best
+    elif best >= fr[sp, _F_B0]:
+        if best > lo:
+            lo = best
+    else:
+        lo = best
+        hi = best
+    tt_a[slot] = key_a
+    tt_b[slot] = key_b
+    tt_tag[slot] = fr[sp, _F_TAG]
+    tt_lo[slot] = lo
+    tt_hi[slot] = hi
+    tt_mv[slot] = fr[sp, _F_BESTC]
 
 
 @nb.njit(cache=True)
@@ -370,7 +459,7 @@ def new_search(ctx):
     ctx[7][:] = 0
 
 
-@nb.njit(cache=False)  # see alphabeta
+@nb.njit(cache=True)
 def exact_value(hands, leader, trick_cards, n, pts, stren, order, above, rules, ctx, method, guess):
     """Exact N-S points of a position (trick ``trick_cards[:n]`` in progress).
 
@@ -405,7 +494,7 @@ def exact_value(hands, leader, trick_cards, n, pts, stren, order, above, rules, 
     return lower
 
 
-@nb.njit(cache=False)  # see alphabeta
+@nb.njit(cache=True)
 def reaches(hands, leader, trick_cards, n, target, pts, stren, order, above, rules, ctx):
     """Null-window probe: do N-S take at least ``target`` from this position on?"""
     work = start_position(hands, leader, trick_cards, n, ctx)
