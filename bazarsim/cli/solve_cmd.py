@@ -26,7 +26,9 @@ def solve_command(
     ] = None,
     contract: Annotated[
         str | None,
-        typer.Option("--contract", "-c", help="One contract kind S H D C BK VK; omit for the table."),
+        typer.Option(
+            "--contract", "-c", help="One contract kind S H D C BK VK; omit for the table."
+        ),
     ] = None,
     leader: Annotated[
         str | None,
@@ -97,9 +99,8 @@ def solve_command(
         "capot_ew": solver.capot_possible(hands, kind, lead, 1, rs),
     }
     if line:
-        out["card_values"] = {
-            c: {"ns": v[0], "ew": v[1]} for c, v in solver.card_values(hands, kind, lead, rs).items()
-        }
+        values = solver.card_values(hands, kind, lead, rs)
+        out["card_values"] = {c: {"ns": v[0], "ew": v[1]} for c, v in values.items()}
         out["line"] = solver.optimal_line(hands, kind, lead, rs)
     if fmt == Format.json:
         emit_json(out)

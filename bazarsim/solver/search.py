@@ -20,6 +20,8 @@ Enhancements, each switchable through ``opts`` so that tests compare "all off" w
 * ``O_ORDER``: best lead from the table first, then point-aware rules (load points on a
   trick your side holds, win cheaply, discard the cheapest card).
 * ``O_HISTORY``: history heuristic (cut-off moves of each seat) as a tie-break.
+* ``O_LEADTOP``: leads ordered as "cash a master card that cannot be trumped, else lead
+  the cheapest card".
 
 The search is a plain recursive Numba function over preallocated per-ply buffers; the
 tables are bundled in a tuple ``ctx`` made by :func:`new_context`.
@@ -38,13 +40,15 @@ O_BOUNDS = 2
 O_EQUIV = 4
 O_ORDER = 8
 O_HISTORY = 16
-O_ALL = O_TT | O_BOUNDS | O_EQUIV | O_ORDER | O_HISTORY
+O_LEADTOP = 32
+O_ALL = O_TT | O_BOUNDS | O_EQUIV | O_ORDER | O_HISTORY | O_LEADTOP
 OPTION_NAMES = {
     "tt": O_TT,
     "bounds": O_BOUNDS,
     "equiv": O_EQUIV,
     "order": O_ORDER,
     "history": O_HISTORY,
+    "leadtop": O_LEADTOP,
 }
 
 # Drivers of the exact value.
@@ -140,10 +144,14 @@ def _gen_moves(hands, p, trick, n, pts, stren, order, above, rules, opts, mv):
 
 
 @nb.njit(cache=True)
-def _order_moves(mv, sc, nm, p, trick, n, tt_move, pts, stren, trump, hist, opts):
+def _order_moves(mv, sc, nm, p, trick, n, tt_move, pts, stren, above, trump, hands, hist, opts):
     """Sort ``mv[:nm]`` by descending score (point-aware rules, TT move, history)."""
     if nm < 2:
         return
+    live = hands[0] | hands[1] | hands[2] | hands[3]
+    opp_trumps = False
+    if trump >= 0:
+        opp_trumps = ((hands[(p + 1) & 3] | hands[(p + 3) & 3]) >> (8 * trump)) & 0xFF != 0
     wkey = -1
     widx = 0
     led = -1
@@ -158,16 +166,23 @@ def _order_moves(mv, sc, nm, p, trick, n, tt_move, pts, stren, trump, hist, opts
     for k in range(nm):
         c = mv[k]
         s = 0
-        if opts & O_ORDER:
-            if c == tt_move:
-                s = 1 << 40
-            elif n > 0:
-                if card_key(c, led, trump, stren) > wkey:
-                    s = (3 << 32) + (pts[c] << 24) - (stren[c] << 20)
-                elif partner_holds:
+        if opts & O_ORDER and c == tt_move:
+            s = 1 << 40
+        elif n == 0:
+            if opts & O_LEADTOP:
+                su = c >> 3
+                master = (live & above[su, stren[c] + 1]) == 0
+                if master and (su == trump or not opp_trumps):
                     s = (2 << 32) + (pts[c] << 24)
                 else:
                     s = (1 << 32) - (pts[c] << 24) - (stren[c] << 20)
+        elif opts & O_ORDER:
+            if card_key(c, led, trump, stren) > wkey:
+                s = (3 << 32) + (pts[c] << 24) - (stren[c] << 20)
+            elif partner_holds:
+                s = (2 << 32) + (pts[c] << 24)
+            else:
+                s = (1 << 32) - (pts[c] << 24) - (stren[c] << 20)
         if opts & O_HISTORY:
             s += hist[p * 32 + c]
         sc[k] = s
@@ -311,7 +326,10 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
             fr[sp, _F_LEFT] = left
             mv = moves[sp]
             nm = _gen_moves(hands, p, trick, nn, pts, stren, order, above, rules, opts, mv)
-            _order_moves(mv, scores[sp], nm, p, trick, nn, tt_move, pts, stren, trump, hist, opts)
+            _order_moves(
+                mv, scores[sp], nm, p, trick, nn, tt_move, pts, stren, above, trump, hands, hist,
+                opts,
+            )
             fr[sp, _F_NM] = nm
             fr[sp, _F_K] = 0
             fr[sp, _F_BEST] = -1 if (p & 1) == 0 else 1 << 30
