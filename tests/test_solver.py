@@ -204,7 +204,7 @@ def test_mid_size_all_optimisations_off_vs_on():
         assert on.solve(hands, kind, leader).ns_points == off.solve(hands, kind, leader).ns_points
 
 
-@pytest.mark.parametrize("opt", ["tt", "bounds", "equiv", "order", "history", "leadtop"])
+@pytest.mark.parametrize("opt", ["tt", "bounds", "equiv", "order", "history", "leadtop", "killer"])
 def test_each_optimisation_alone_agrees(opt):
     from bazarsim.solver import OPTION_NAMES
 
@@ -309,11 +309,29 @@ def test_brute_force_full_gate(solver, rs_name, kind):
 
 
 @pytest.mark.slow
-def test_full_deals_optimised_vs_unoptimised():
+def test_six_trick_positions_all_off_vs_all_on():
+    """300 positions of 6 tricks: every enhancement off (plain alpha-beta) equals all on."""
     on = Solver()
     off = Solver(opts=0, method="full")
+    rng = np.random.default_rng(72)
+    for i in range(300):
+        hands = random_position(rng, 6)
+        kind, leader = i % 6, int(rng.integers(4))
+        assert on.solve(hands, kind, leader).ns_points == off.solve(hands, kind, leader).ns_points
+
+
+@pytest.mark.slow
+def test_full_deals_optimised_vs_table_only():
+    """Full deals: all enhancements and bisection equal the table alone with a full window.
+
+    (Plain alpha-beta without the table does not finish on 8 tricks in test time.)
+    """
+    from bazarsim.solver.search import O_TT
+
+    on = Solver()
+    plain = Solver(opts=O_TT, method="full")
     rng = np.random.default_rng(71)
-    for i in range(12):
+    for i in range(60):
         hands = random_position(rng, 8)
-        kind = i % 6
-        assert on.solve(hands, kind, 1).ns_points == off.solve(hands, kind, 1).ns_points
+        kind, leader = i % 6, int(rng.integers(4))
+        assert on.solve(hands, kind, leader).ns_points == plain.solve(hands, kind, leader).ns_points

@@ -20,6 +20,7 @@ Enhancements, each switchable through ``opts`` so that tests compare "all off" w
 * ``O_ORDER``: best lead from the table first, then point-aware rules (load points on a
   trick your side holds, win cheaply, discard the cheapest card).
 * ``O_HISTORY``: history heuristic (cut-off moves of each seat) as a tie-break.
+* ``O_KILLER``: two killer cards per ply (the last cut-off moves) tried early.
 * ``O_LEADTOP``: leads ordered as "cash a master card that cannot be trumped, else lead
   the cheapest card".
 
@@ -41,7 +42,8 @@ O_EQUIV = 4
 O_ORDER = 8
 O_HISTORY = 16
 O_LEADTOP = 32
-O_ALL = O_TT | O_BOUNDS | O_EQUIV | O_ORDER | O_HISTORY | O_LEADTOP
+O_KILLER = 64
+O_ALL = O_TT | O_BOUNDS | O_EQUIV | O_ORDER | O_HISTORY | O_LEADTOP | O_KILLER
 OPTION_NAMES = {
     "tt": O_TT,
     "bounds": O_BOUNDS,
@@ -49,6 +51,7 @@ OPTION_NAMES = {
     "order": O_ORDER,
     "history": O_HISTORY,
     "leadtop": O_LEADTOP,
+    "killer": O_KILLER,
 }
 
 # Drivers of the exact value.
@@ -68,6 +71,7 @@ DEFAULT_TT_BITS = 16
 _C1 = 0x5851F42D4C957F2D
 _C2 = 0x14057B7EF767814F
 _NO_CARD = -1
+_KILLERS = 128  # hist[:128] history per seat and card, then two killer cards per ply
 
 
 def new_context(tt_bits: int = DEFAULT_TT_BITS, opts: int = O_ALL):
@@ -87,7 +91,8 @@ def _new_context(tt_bits, opts):
     stats = np.zeros(N_STATS, np.int64)
     stats[S_OPTS] = opts
     stats[S_MASK] = size - 1
-    hist = np.zeros(128, np.int64)
+    hist = np.zeros(_KILLERS + 2 * 40, np.int64)
+    hist[_KILLERS:] = -1
     tricks = np.zeros((10, 4), np.int64)
     moves = np.zeros((40, 8), np.int64)
     scores = np.zeros((40, 8), np.int64)
@@ -144,7 +149,9 @@ def _gen_moves(hands, p, trick, n, pts, stren, order, above, rules, opts, mv):
 
 
 @nb.njit(cache=True)
-def _order_moves(mv, sc, nm, p, trick, n, tt_move, pts, stren, above, trump, hands, hist, opts):
+def _order_moves(
+    mv, sc, nm, p, trick, n, tt_move, pts, stren, above, trump, hands, hist, opts, ply
+):
     """Sort ``mv[:nm]`` by descending score (point-aware rules, TT move, history)."""
     if nm < 2:
         return
@@ -183,6 +190,11 @@ def _order_moves(mv, sc, nm, p, trick, n, tt_move, pts, stren, above, trump, han
                 s = (2 << 32) + (pts[c] << 24)
             else:
                 s = (1 << 32) - (pts[c] << 24) - (stren[c] << 20)
+        if opts & O_KILLER:
+            if c == hist[_KILLERS + 2 * ply]:
+                s += 1 << 31
+            elif c == hist[_KILLERS + 2 * ply + 1]:
+                s += 1 << 30
         if opts & O_HISTORY:
             s += hist[p * 32 + c]
         sc[k] = s
@@ -328,7 +340,7 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
             nm = _gen_moves(hands, p, trick, nn, pts, stren, order, above, rules, opts, mv)
             _order_moves(
                 mv, scores[sp], nm, p, trick, nn, tt_move, pts, stren, above, trump, hands, hist,
-                opts,
+                opts, sp,
             )
             fr[sp, _F_NM] = nm
             fr[sp, _F_K] = 0
@@ -359,9 +371,13 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
                         fr[sp, _F_BESTC] = c
                         if v < fr[sp, _F_BETA]:
                             fr[sp, _F_BETA] = v
-                if fr[sp, _F_ALPHA] >= fr[sp, _F_BETA] and opts & O_HISTORY:
-                    lf = fr[sp, _F_LEFT]
-                    hist[p * 32 + c] += lf * lf
+                if fr[sp, _F_ALPHA] >= fr[sp, _F_BETA]:
+                    if opts & O_HISTORY:
+                        lf = fr[sp, _F_LEFT]
+                        hist[p * 32 + c] += lf * lf
+                    if opts & O_KILLER and hist[_KILLERS + 2 * sp] != c:
+                        hist[_KILLERS + 2 * sp + 1] = hist[_KILLERS + 2 * sp]
+                        hist[_KILLERS + 2 * sp] = c
                 done = False
             ld = fr[sp, _F_LEADER]
             tn = fr[sp, _F_T]
@@ -474,7 +490,8 @@ def points_left(work, leader, n, pts, rules, ctx):
 def new_search(ctx):
     """Start a new generation of the table (old entries become invisible)."""
     ctx[6][S_GEN] += 1
-    ctx[7][:] = 0
+    ctx[7][:_KILLERS] = 0
+    ctx[7][_KILLERS:] = -1
 
 
 @nb.njit(cache=True)
