@@ -114,7 +114,7 @@ class Solver:
         if ccw:
             hands = hands[[0, 3, 2, 1]].copy()
             lead = (4 - lead) % 4
-        tabs = play_tables(rule_tables(rs), kind, count_tricks)
+        tabs = _play_tables(rs, kind, count_tricks)
         new_search(self.ctx)
         return rs, kind, hands, lead, ccw, tabs
 
@@ -249,6 +249,23 @@ class Solver:
                 row["capot_ew"] = self.capot_possible(deal, kind, leader, 1, rs)
             rows.append(row)
         return rows
+
+
+_TABLES: dict[int, tuple] = {}
+
+
+def _play_tables(rs: Ruleset, kind: int, count_tricks: bool):
+    """Per-contract tables, built once per ruleset object (rulesets are immutable)."""
+    entry = _TABLES.get(id(rs))
+    if entry is None or entry[0] is not rs:
+        if len(_TABLES) > 64:
+            _TABLES.clear()
+        entry = (rs, {})
+        _TABLES[id(rs)] = entry
+    key = (kind, count_tricks)
+    if key not in entry[1]:
+        entry[1][key] = play_tables(rule_tables(rs), kind, count_tricks)
+    return entry[1][key]
 
 
 def _cards(mask: int) -> list[int]:
