@@ -17,15 +17,18 @@ Enhancements, each switchable through ``opts`` so that tests compare "all off" w
 * ``O_EQUIV``: of cards that are truly interchangeable (same hand, same suit, adjacent
   in strength among all cards still in play, the current trick included, and worth the
   same points) only one is searched.
-* ``O_ORDER``: best lead from the table first, then point-aware rules (load points on a
-  trick your side holds, win cheaply, discard the cheapest card).
+* ``O_ORDER``: best move from the table first, then point-aware rules for followers:
+  cards that take the trick over (richest first, then the weakest), then points loaded
+  on a trick partner holds, then the cheapest discards.
 * ``O_HISTORY``: history heuristic (cut-off moves of each seat) as a tie-break.
-* ``O_KILLER``: two killer cards per ply (the last cut-off moves) tried early.
+* ``O_KILLER``: two killer cards per ply (the last cut-off moves) as a tie-break
+  above the history score.
 * ``O_LEADTOP``: leads ordered as "cash a master card that cannot be trumped, else lead
   the cheapest card".
 
-The search is a plain recursive Numba function over preallocated per-ply buffers; the
-tables are bundled in a tuple ``ctx`` made by :func:`new_context`.
+The search is one iterative Numba function with an explicit stack of frames over
+preallocated per-ply buffers (cacheable, no call overhead); the buffers are bundled in
+a tuple ``ctx`` made by :func:`new_context` and reused between calls.
 """
 
 from __future__ import annotations
