@@ -335,3 +335,21 @@ def test_full_deals_optimised_vs_table_only():
         hands = random_position(rng, 8)
         kind, leader = i % 6, int(rng.integers(4))
         assert on.solve(hands, kind, leader).ns_points == plain.solve(hands, kind, leader).ns_points
+
+
+def test_batch_columns_are_parquet_ready(tmp_path):
+    import pandas as pd
+
+    rng = np.random.default_rng(53)
+    deals = np.stack([random_position(rng, 3) for _ in range(5)])
+    out = dd_tables(deals, dealer=np.array([0, 1, 2, 3, 0]), ruleset="bazar-blot")
+    df = pd.DataFrame(out)
+    assert list(df.columns[:4]) == ["S_ns", "S_ew", "S_capot_ns", "S_capot_ew"]
+    assert "VK_ns" not in df.columns and len(df) == 5
+    df.to_parquet(tmp_path / "dd.parquet")
+    back = pd.read_parquet(tmp_path / "dd.parquet")
+    assert back["BK_ns"].tolist() == df["BK_ns"].tolist()
+    for d in range(5):
+        leader = (d % 4 + 1) % 4
+        ref = naive_value(deals[d], leader, 4, "bazar-blot")
+        assert out["BK_ns"][d] == ref
