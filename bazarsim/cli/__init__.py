@@ -9,15 +9,15 @@ from __future__ import annotations
 
 from .common import app
 
-# Command modules register themselves on import.
+# Command modules register themselves on import, in the order --help lists them.
 from . import rules_cmd  # noqa: E402,F401  isort: skip
 from . import eval_cmd  # noqa: E402,F401  isort: skip
 from . import odds_cmd  # noqa: E402,F401  isort: skip
+from . import solve_cmd  # noqa: E402,F401  isort: skip
+from . import auction_cmd  # noqa: E402,F401  isort: skip
+from . import score_cmd  # noqa: E402,F401  isort: skip
 from . import demo_cmd  # noqa: E402,F401  isort: skip
 
-
-
-from . import auction_cmd, score_cmd  # noqa: E402,F401  isort: skip
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the console script and of ``python -m bazarsim``."""

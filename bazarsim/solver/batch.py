@@ -1,0 +1,142 @@
+"""Parallel DD tables: many deals, every contract kind, one table per worker chunk.
+
+Deals are split into chunks of a few deals; ``prange`` hands chunks to threads (dynamic
+scheduling through Numba's parallel chunk size, since solve times are heavy-tailed).
+Each chunk allocates its own search context once and reuses its transposition table for
+all its deals and contracts (generation counter, no clearing). Results are flat arrays,
+ready for a DataFrame / Parquet.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from ..cards import validate_hands
+from ..contracts import KIND_NAMES
+from ..rulesets import Ruleset, get_ruleset
+from ..tables import rule_tables
+from .play import N_RULES, play_tables
+from .search import (
+    DEFAULT_TT_BITS,
+    M_BISECT,
+    O_ALL,
+    S_NODES,
+    _new_context,
+    exact_value,
+    new_search,
+    reaches,
+)
+
+
+def stacked_tables(ruleset: Ruleset, kinds, count_tricks=False):
+    """Per-kind tables stacked along a first axis (index = position in ``kinds``)."""
+    t = rule_tables(ruleset)
+    parts = [play_tables(t, k, count_tricks) for k in kinds]
+    pts = np.stack([p[0] for p in parts])
+    stren = np.stack([p[1] for p in parts])
+    order = np.stack([p[2] for p in parts])
+    above = np.stack([p[3] for p in parts])
+    rules = np.stack([p[4] for p in parts]).reshape(len(kinds), N_RULES)
+    return pts, stren, order, above, rules
+
+
+@nb.njit(parallel=True, cache=True)
+def dd_tables_kernel(
+    deals, leaders, pts, stren, order, above, rules, cpts, cstren, corder, cabove, crules,
+    with_capot, opts, method, tt_bits, chunk,
+):
+    """NS points ``[n, k]``, capot flags ``[n, k, 2]`` (NS, EW) and node counts ``[n, k]``."""
+    n = deals.shape[0]
+    k = pts.shape[0]
+    ns = np.zeros((n, k), np.int16)
+    capot = np.zeros((n, k, 2), np.bool_)
+    nodes = np.zeros((n, k), np.int64)
+    n_chunks = (n + chunk - 1) // chunk
+    for ci in nb.prange(n_chunks):
+        ctx = _new_context(tt_bits, opts)
+        stats = ctx[6]
+        cards = np.zeros(4, np.int64)
+        hands = np.zeros(4, np.int64)
+        for d in range(ci * chunk, min(n, (ci + 1) * chunk)):
+            for i in range(4):
+                hands[i] = deals[d, i]
+            lead = leaders[d]
+            for j in range(k):
+                before = stats[S_NODES]
+                new_search(ctx)
+                ns[d, j] = exact_value(
+                    hands, lead, cards, 0, pts[j], stren[j], order[j], above[j], rules[j],
+                    ctx, method, -1,
+                )
+                if with_capot:
+                    new_search(ctx)
+                    tricks = 0
+                    m = hands[0]
+                    while m != 0:
+                        tricks += 1
+                        m &= m - 1
+                    capot[d, j, 0] = reaches(
+                        hands, lead, cards, 0, tricks, cpts[j], cstren[j], corder[j],
+                        cabove[j], crules[j], ctx,
+                    )
+                    capot[d, j, 1] = not reaches(
+                        hands, lead, cards, 0, 1, cpts[j], cstren[j], corder[j], cabove[j],
+                        crules[j], ctx,
+                    )
+                nodes[d, j] = stats[S_NODES] - before
+    return ns, capot, nodes
+
+
+def dd_tables(
+    deals,
+    dealer=0,
+    ruleset="bazar",
+    capot: bool = True,
+    opts: int = O_ALL,
+    method: int = M_BISECT,
+    tt_bits: int = DEFAULT_TT_BITS,
+    chunk: int = 4,
+) -> dict[str, np.ndarray]:
+    """DD tables of many full deals (``uint32[n, 4]``, N E S W), first lead left of dealer.
+
+    ``dealer`` is one seat for all deals or an array of seats. Returns columns:
+    ``{KIND}_ns``, ``{KIND}_ew`` (points), ``{KIND}_capot_ns`` / ``_capot_ew`` (with
+    ``capot``) for every contract kind of the ruleset, and ``nodes``.
+    """
+    rs = get_ruleset(ruleset) if not isinstance(ruleset, Ruleset) else ruleset
+    arr = np.asarray(deals)
+    if arr.ndim == 1:
+        arr = arr[None, :]
+    for row in arr:
+        validate_hands(row, full=False)
+    hands = arr.astype(np.int64)
+    dealers = np.broadcast_to(np.asarray(dealer, np.int64), (len(hands),))
+    leaders = (dealers + 1) % 4
+    if rs.play.direction == "counterclockwise":
+        hands = hands[:, [0, 3, 2, 1]].copy()
+        leaders = (4 - leaders) % 4
+    kinds = list(rs.kinds)
+    t = stacked_tables(rs, kinds)
+    c = stacked_tables(rs, kinds, count_tricks=True)
+    old = nb.set_parallel_chunksize(1)
+    try:
+        ns, cap, nodes = dd_tables_kernel(
+            hands, np.ascontiguousarray(leaders), *t, *c, capot, opts, method, tt_bits, chunk
+        )
+    finally:
+        nb.set_parallel_chunksize(old)
+    union = hands[:, 0] | hands[:, 1] | hands[:, 2] | hands[:, 3]
+    bits = (union[:, None] >> np.arange(32)) & 1  # [n, 32]
+    out: dict[str, np.ndarray] = {}
+    for j, kind in enumerate(kinds):
+        name = KIND_NAMES[kind]
+        total_j = bits @ t[0][j] + t[4][j, 7]
+        out[f"{name}_ns"] = ns[:, j].astype(np.int16)
+        out[f"{name}_ew"] = (total_j - ns[:, j]).astype(np.int16)
+        if capot:
+            out[f"{name}_capot_ns"] = cap[:, j, 0]
+            out[f"{name}_capot_ew"] = cap[:, j, 1]
+    out["nodes"] = nodes.sum(axis=1)
+    return out
+

@@ -1,0 +1,152 @@
+"""Trick play as Numba functions: legal cards and the trick winner (RULES.md section 3).
+
+Everything is driven by a per-contract :func:`play_tables` built from
+:class:`~bazarsim.tables.RuleTables`, so the kernels never look at a ruleset's name:
+
+* ``stren[c]``: strength of card ``c`` inside its suit under the contract (7 = strongest);
+* ``order[s, i]``: the cards of suit ``s``, strongest first;
+* ``above[s, k]``: mask of the cards of suit ``s`` stronger than strength ``k``;
+* ``rules``: the contract kind's trump suit (-1 in BK and VK, where a void player may
+  play any card) and the legal-play flags (``R_*`` indices below).
+
+Seats play in increasing order ``leader, leader+1, ...`` (mod 4); the Python API maps a
+counter-clockwise ruleset onto this by renaming East and West.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from ..contracts import BK, VK
+from ..tables import (
+    F_LAST_TRICK,
+    F_OVERTAKE_PLAIN,
+    F_OVERTAKE_TRUMP,
+    F_OVERTRUMP,
+    F_TRUMP_PARTNER,
+    F_UNDERTRUMP,
+)
+
+# Indices into the ``rules`` vector.
+R_TRUMP = 0  # trump suit 0..3, or -1 (BK, VK)
+R_LEAD_TRUMP_ALL = 1  # every lead counts as a trump lead (VK)
+R_OVERTAKE_TRUMP = 2
+R_OVERTAKE_PLAIN = 3
+R_TRUMP_PARTNER = 4
+R_OVERTRUMP = 5
+R_UNDERTRUMP = 6
+R_LAST_BONUS = 7  # points for the last trick
+R_TRICK_BONUS = 8  # points for every trick (1 when counting tricks, else 0)
+N_RULES = 9
+
+
+def play_tables(tables, kind: int, count_tricks: bool = False):
+    """``(points, stren, order, above, rules)`` int64 arrays for one contract kind.
+
+    With ``count_tricks`` every trick is worth 1 and cards nothing: the search then
+    maximises tricks (used by the capot search).
+    """
+    pts = tables.card_points[kind].astype(np.int64)
+    stren = tables.strength[kind].astype(np.int64)
+    order = np.zeros((4, 8), np.int64)
+    above = np.zeros((4, 9), np.int64)
+    for s in range(4):
+        cards = [s * 8 + r for r in range(8)]
+        cards.sort(key=lambda c: -stren[c])
+        order[s] = cards
+        for k in range(-1, 8):
+            m = 0
+            for c in cards:
+                if stren[c] > k:
+                    m |= 1 << c
+            above[s, k + 1] = m  # above[s, k + 1] = stronger than k (k = -1: all)
+    rules = np.zeros(N_RULES, np.int64)
+    f = tables.flags
+    rules[R_TRUMP] = kind if kind < 4 else -1
+    rules[R_LEAD_TRUMP_ALL] = kind == VK
+    rules[R_OVERTAKE_TRUMP] = f[F_OVERTAKE_TRUMP]
+    rules[R_OVERTAKE_PLAIN] = f[F_OVERTAKE_PLAIN]
+    rules[R_TRUMP_PARTNER] = f[F_TRUMP_PARTNER]
+    rules[R_OVERTRUMP] = f[F_OVERTRUMP]
+    rules[R_UNDERTRUMP] = f[F_UNDERTRUMP]
+    rules[R_LAST_BONUS] = f[F_LAST_TRICK]
+    if count_tricks:
+        pts = np.zeros(32, np.int64)
+        rules[R_LAST_BONUS] = 0
+        rules[R_TRICK_BONUS] = 1
+    assert kind in range(6) and (kind != BK or rules[R_TRUMP] == -1)
+    return pts, stren, order, above, rules
+
+
+@nb.njit(cache=True, inline="always")
+def card_key(card, led, trump, stren):
+    """Trick-taking key: a trump beats the led suit, which beats any other suit."""
+    s = card >> 3
+    if s == trump:
+        return 32 + stren[card]
+    if s == led:
+        return 16 + stren[card]
+    return stren[card]
+
+
+@nb.njit(cache=True)
+def trick_winner(trick, n, trump, stren):
+    """Index (0..n-1) of the card holding the trick among its first ``n`` cards."""
+    led = trick[0] >> 3
+    best = 0
+    best_key = card_key(trick[0], led, trump, stren)
+    for i in range(1, n):
+        k = card_key(trick[i], led, trump, stren)
+        if k > best_key:
+            best_key = k
+            best = i
+    return best
+
+
+@nb.njit(cache=True)
+def legal_cards(hand, trick, n, stren, above, rules):
+    """Mask of the cards of ``hand`` that may be played as card ``n`` of the trick.
+
+    RULES.md section 3, with every duty switched by a flag in ``rules``.
+    """
+    if n == 0:
+        return hand
+    trump = rules[R_TRUMP]
+    led = trick[0] >> 3
+    follow = hand & (np.int64(0xFF) << (8 * led))
+    if follow != 0:
+        if rules[R_LEAD_TRUMP_ALL] != 0 or led == trump:
+            duty = rules[R_OVERTAKE_TRUMP] != 0
+        else:
+            duty = rules[R_OVERTAKE_PLAIN] != 0
+            for i in range(n):
+                if (trick[i] >> 3) == trump:
+                    duty = False  # somebody trumped: no duty to go higher in the led suit
+        if duty:
+            best = -1
+            for i in range(n):
+                if (trick[i] >> 3) == led and stren[trick[i]] > best:
+                    best = stren[trick[i]]
+            higher = follow & above[led, best + 1]
+            if higher != 0:
+                return higher
+        return follow
+    if trump < 0:
+        return hand  # BK and VK: a void player plays any card
+    mine = hand & (np.int64(0xFF) << (8 * trump))
+    if mine == 0:
+        return hand
+    w = trick_winner(trick, n, trump, stren)
+    if (w & 1) == (n & 1) and rules[R_TRUMP_PARTNER] == 0:
+        return hand  # partner (same parity in the trick) holds it: any card
+    best = -1
+    for i in range(n):
+        if (trick[i] >> 3) == trump and stren[trick[i]] > best:
+            best = stren[trick[i]]
+    if best < 0:
+        return mine
+    higher = mine & above[trump, best + 1]
+    if higher != 0:
+        return higher if rules[R_OVERTRUMP] != 0 else mine
+    return mine if rules[R_UNDERTRUMP] != 0 else hand

@@ -1,0 +1,542 @@
+"""Double-dummy search core: fail-soft alpha-beta on N-S points, null-window drivers.
+
+The value of a node is what North-South take from the start of the current trick to the
+end of the deal (card points of the tricks they win, plus the per-trick and last-trick
+bonuses of :func:`~bazarsim.solver.play.play_tables`). North and South maximise it,
+East and West minimise it.
+
+Enhancements, each switchable through ``opts`` so that tests compare "all off" with
+"all on" and the benchmark shows what each buys:
+
+* ``O_TT``: transposition table at trick boundaries, keyed on the exact four hands and
+  the leader, storing lower/upper bounds on future points and the best lead. Flat
+  arrays, two-slot buckets, cleared by a generation counter (never zeroed per call), so
+  successive probes of one position (MTD(f), bisection, card values) share it.
+* ``O_BOUNDS``: at a trick boundary the value lies in ``[0, points left]``; cut when the
+  window is out of that range.
+* ``O_EQUIV``: of cards that are truly interchangeable (same hand, same suit, adjacent
+  in strength among all cards still in play, the current trick included, and worth the
+  same points) only one is searched.
+* ``O_ORDER``: best move from the table first, then point-aware rules for followers:
+  cards that take the trick over (richest first, then the weakest), then points loaded
+  on a trick partner holds, then the cheapest discards.
+* ``O_HISTORY``: history heuristic (cut-off moves of each seat) as a tie-break.
+* ``O_KILLER``: two killer cards per ply (the last cut-off moves) as a tie-break
+  above the history score.
+* ``O_LEADTOP``: leads ordered as "cash a master card that cannot be trumped, else lead
+  the cheapest card".
+
+The search is one iterative Numba function with an explicit stack of frames over
+preallocated per-ply buffers (cacheable, no call overhead); the buffers are bundled in
+a tuple ``ctx`` made by :func:`new_context` and reused between calls.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from ..bitops import popcount32
+from .play import R_LAST_BONUS, R_TRICK_BONUS, R_TRUMP, card_key, legal_cards, trick_winner
+
+O_TT = 1
+O_BOUNDS = 2
+O_EQUIV = 4
+O_ORDER = 8
+O_HISTORY = 16
+O_LEADTOP = 32
+O_KILLER = 64
+O_ALL = O_TT | O_BOUNDS | O_EQUIV | O_ORDER | O_HISTORY | O_LEADTOP | O_KILLER
+OPTION_NAMES = {
+    "tt": O_TT,
+    "bounds": O_BOUNDS,
+    "equiv": O_EQUIV,
+    "order": O_ORDER,
+    "history": O_HISTORY,
+    "leadtop": O_LEADTOP,
+    "killer": O_KILLER,
+}
+
+# Drivers of the exact value.
+M_MTDF = 0
+M_BISECT = 1
+M_FULL = 2
+METHOD_NAMES = {"mtdf": M_MTDF, "bisect": M_BISECT, "full": M_FULL}
+
+# Slots of the ``stats`` vector.
+S_GEN = 0
+S_NODES = 1
+S_OPTS = 2
+S_MASK = 3
+N_STATS = 4
+
+DEFAULT_TT_BITS = 16
+_C1 = 0x5851F42D4C957F2D
+_C2 = 0x14057B7EF767814F
+_NO_CARD = -1
+_KILLERS = 128  # hist[:128] history per seat and card, then two killer cards per ply
+
+
+def new_context(tt_bits: int = DEFAULT_TT_BITS, opts: int = O_ALL):
+    """Search buffers (tables, stats, history, per-ply buffers); reuse it between calls."""
+    return _new_context(tt_bits, opts)
+
+
+@nb.njit(cache=True)
+def _new_context(tt_bits, opts):
+    size = 1 << tt_bits
+    tt_a = np.zeros(size, np.int64)
+    tt_b = np.zeros(size, np.int64)
+    tt_tag = np.zeros(size, np.int64)
+    tt_lo = np.zeros(size, np.int16)
+    tt_hi = np.zeros(size, np.int16)
+    tt_mv = np.zeros(size, np.int8)
+    stats = np.zeros(N_STATS, np.int64)
+    stats[S_OPTS] = opts
+    stats[S_MASK] = size - 1
+    hist = np.zeros(_KILLERS + 2 * 40, np.int64)
+    hist[_KILLERS:] = -1
+    tricks = np.zeros((10, 4), np.int64)
+    moves = np.zeros((40, 8), np.int64)
+    scores = np.zeros((40, 8), np.int64)
+    frames = np.zeros((40, N_FRAME), np.int64)
+    return (tt_a, tt_b, tt_tag, tt_lo, tt_hi, tt_mv, stats, hist, tricks, moves, scores, frames)
+
+
+@nb.njit(cache=True, inline="always")
+def _lowest_card(mask):
+    return popcount32((mask & -mask) - 1)
+
+
+@nb.njit(cache=True)
+def mask_points(mask, pts):
+    """Sum of the points of the cards in ``mask``."""
+    total = 0
+    m = mask
+    while m != 0:
+        c = _lowest_card(m)
+        total += pts[c]
+        m &= m - 1
+    return total
+
+
+@nb.njit(cache=True)
+def _gen_moves(hands, p, trick, n, pts, stren, order, above, rules, opts, mv):
+    """Fill ``mv`` with the cards to search for seat ``p``; return how many."""
+    legal = legal_cards(hands[p], trick, n, stren, above, rules)
+    nm = 0
+    if opts & O_EQUIV:
+        live = hands[0] | hands[1] | hands[2] | hands[3]
+        for i in range(n):
+            live |= np.int64(1) << trick[i]
+        for s in range(4):
+            if (legal >> (8 * s)) & 0xFF == 0:
+                continue
+            prev = -1
+            for i in range(8):
+                c = order[s, i]
+                if (live >> c) & 1 == 0:
+                    continue
+                if (legal >> c) & 1:
+                    if not (prev >= 0 and (legal >> prev) & 1 and pts[c] == pts[prev]):
+                        mv[nm] = c
+                        nm += 1
+                prev = c
+    else:
+        m = legal
+        while m != 0:
+            mv[nm] = _lowest_card(m)
+            nm += 1
+            m &= m - 1
+    return nm
+
+
+@nb.njit(cache=True)
+def _order_moves(
+    mv, sc, nm, p, trick, n, tt_move, pts, stren, above, trump, hands, hist, opts, ply
+):
+    """Sort ``mv[:nm]`` by descending score (point-aware rules, TT move, history)."""
+    if nm < 2:
+        return
+    live = hands[0] | hands[1] | hands[2] | hands[3]
+    opp_trumps = False
+    if trump >= 0:
+        opp_trumps = ((hands[(p + 1) & 3] | hands[(p + 3) & 3]) >> (8 * trump)) & 0xFF != 0
+    wkey = -1
+    widx = 0
+    led = -1
+    if n > 0:
+        led = trick[0] >> 3
+        for i in range(n):
+            k = card_key(trick[i], led, trump, stren)
+            if k > wkey:
+                wkey = k
+                widx = i
+    partner_holds = n > 0 and (widx & 1) == (n & 1)
+    for k in range(nm):
+        c = mv[k]
+        s = 0
+        if opts & O_ORDER and c == tt_move:
+            s = 1 << 40
+        elif n == 0:
+            if opts & O_LEADTOP:
+                su = c >> 3
+                master = (live & above[su, stren[c] + 1]) == 0
+                if master and (su == trump or not opp_trumps):
+                    s = (2 << 32) + (pts[c] << 24)
+                else:
+                    s = (1 << 32) - (pts[c] << 24) - (stren[c] << 20)
+        elif opts & O_ORDER:
+            if card_key(c, led, trump, stren) > wkey:
+                s = (3 << 32) + (pts[c] << 24) - (stren[c] << 20)
+            elif partner_holds:
+                s = (2 << 32) + (pts[c] << 24)
+            else:
+                s = (1 << 32) - (pts[c] << 24) - (stren[c] << 20)
+        if opts & O_KILLER:
+            if c == hist[_KILLERS + 2 * ply]:
+                s += 1 << 31
+            elif c == hist[_KILLERS + 2 * ply + 1]:
+                s += 1 << 30
+        if opts & O_HISTORY:
+            s += hist[p * 32 + c]
+        sc[k] = s
+    for i in range(1, nm):
+        c = mv[i]
+        s = sc[i]
+        j = i - 1
+        while j >= 0 and sc[j] < s:
+            mv[j + 1] = mv[j]
+            sc[j + 1] = sc[j]
+            j -= 1
+        mv[j + 1] = c
+        sc[j + 1] = s
+
+
+@nb.njit(cache=True, inline="always")
+def _tt_index(a, b, leader, mask):
+    x = a * _C1 + b * _C2 + leader
+    x ^= x >> 29
+    x *= _C1
+    return ((x >> 32) & mask) & ~np.int64(1)
+
+
+# Frame fields of the explicit search stack (one row per ply).
+_F_LEADER = 0
+_F_T = 1
+_F_N = 2
+_F_ALPHA = 3
+_F_BETA = 4
+_F_BEST = 5
+_F_BESTC = 6
+_F_NM = 7
+_F_K = 8
+_F_NS = 9
+_F_SLOT = 10
+_F_A0 = 11
+_F_B0 = 12
+_F_REM = 13
+_F_KA = 14
+_F_KB = 15
+_F_TAG = 16
+_F_LEFT = 17
+N_FRAME = 18
+
+
+@nb.njit(cache=True)
+def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules, ctx):
+    """Fail-soft alpha-beta: N-S points from the start of trick ``t`` (``n`` cards in it).
+
+    ``ctx[8][t, :n]`` holds the cards already in the trick; ``hands`` excludes them (and
+    is restored on return). Iterative, with an explicit stack of frames, so that Numba can
+    cache it (a cached recursive function crashes Numba 0.62 on reload) and calls cost
+    nothing.
+    """
+    tt_a, tt_b, tt_tag, tt_lo, tt_hi, tt_mv, stats, hist, tricks, moves, scores, fr = ctx
+    opts = stats[S_OPTS]
+    trump = rules[R_TRUMP]
+    sp = 0
+    fr[0, _F_LEADER] = leader
+    fr[0, _F_T] = t
+    fr[0, _F_N] = n
+    fr[0, _F_ALPHA] = alpha
+    fr[0, _F_BETA] = beta
+    ret = np.int64(0)
+    while True:
+        # ---------------------------------------------------------- enter node sp
+        stats[S_NODES] += 1
+        ld = fr[sp, _F_LEADER]
+        tn = fr[sp, _F_T]
+        nn = fr[sp, _F_N]
+        al = fr[sp, _F_ALPHA]
+        be = fr[sp, _F_BETA]
+        trick = tricks[tn]
+        p = (ld + nn) & 3
+        left = popcount32(hands[p])
+        done = False
+        slot = -1
+        tt_move = _NO_CARD
+        if nn == 0:
+            if left == 0:
+                ret = np.int64(0)
+                done = True
+            elif left == 1:  # last trick: every card is forced
+                total = rules[R_TRICK_BONUS] + rules[R_LAST_BONUS]
+                for i in range(4):
+                    c = _lowest_card(hands[(ld + i) & 3])
+                    trick[i] = c
+                    total += pts[c]
+                w = (ld + trick_winner(trick, 4, trump, stren)) & 3
+                ret = total if (w & 1) == 0 else np.int64(0)
+                done = True
+            else:
+                rem = (
+                    mask_points(hands[0] | hands[1] | hands[2] | hands[3], pts)
+                    + left * rules[R_TRICK_BONUS]
+                    + rules[R_LAST_BONUS]
+                )
+                fr[sp, _F_REM] = rem
+                if opts & O_BOUNDS:
+                    if rem <= al:
+                        ret = rem
+                        done = True
+                    elif be <= 0:
+                        ret = np.int64(0)
+                        done = True
+                if not done and opts & O_TT:
+                    key_a = hands[0] | (hands[1] << 32)
+                    key_b = hands[2] | (hands[3] << 32)
+                    tag = stats[S_GEN] * 4 + ld
+                    fr[sp, _F_KA] = key_a
+                    fr[sp, _F_KB] = key_b
+                    fr[sp, _F_TAG] = tag
+                    idx = _tt_index(key_a, key_b, ld, stats[S_MASK])
+                    for j in range(idx, idx + 2):
+                        if tt_tag[j] == tag and tt_a[j] == key_a and tt_b[j] == key_b:
+                            slot = j
+                    if slot >= 0:
+                        lo = np.int64(tt_lo[slot])
+                        hi = np.int64(tt_hi[slot])
+                        tt_move = np.int64(tt_mv[slot])
+                        if lo >= be:
+                            ret = lo
+                            done = True
+                        elif hi <= al:
+                            ret = hi
+                            done = True
+                        elif lo == hi:
+                            ret = lo
+                            done = True
+                        else:
+                            if lo > al:
+                                al = lo
+                            if hi < be:
+                                be = hi
+        if not done:
+            fr[sp, _F_ALPHA] = al
+            fr[sp, _F_BETA] = be
+            fr[sp, _F_A0] = al
+            fr[sp, _F_B0] = be
+            fr[sp, _F_SLOT] = slot
+            fr[sp, _F_LEFT] = left
+            mv = moves[sp]
+            nm = _gen_moves(hands, p, trick, nn, pts, stren, order, above, rules, opts, mv)
+            _order_moves(
+                mv, scores[sp], nm, p, trick, nn, tt_move, pts, stren, above, trump, hands, hist,
+                opts, sp,
+            )
+            fr[sp, _F_NM] = nm
+            fr[sp, _F_K] = 0
+            fr[sp, _F_BEST] = -1 if (p & 1) == 0 else 1 << 30
+            fr[sp, _F_BESTC] = _NO_CARD
+        # ------------------------------------------- return values / next moves
+        while True:
+            if done:
+                if sp == 0:
+                    return ret
+                sp -= 1
+                ld = fr[sp, _F_LEADER]
+                nn = fr[sp, _F_N]
+                p = (ld + nn) & 3
+                k = fr[sp, _F_K] - 1
+                c = moves[sp, k]
+                hands[p] ^= np.int64(1) << c
+                v = ret + fr[sp, _F_NS]
+                if (p & 1) == 0:
+                    if v > fr[sp, _F_BEST]:
+                        fr[sp, _F_BEST] = v
+                        fr[sp, _F_BESTC] = c
+                        if v > fr[sp, _F_ALPHA]:
+                            fr[sp, _F_ALPHA] = v
+                else:
+                    if v < fr[sp, _F_BEST]:
+                        fr[sp, _F_BEST] = v
+                        fr[sp, _F_BESTC] = c
+                        if v < fr[sp, _F_BETA]:
+                            fr[sp, _F_BETA] = v
+                if fr[sp, _F_ALPHA] >= fr[sp, _F_BETA]:
+                    if opts & O_HISTORY:
+                        lf = fr[sp, _F_LEFT]
+                        hist[p * 32 + c] += lf * lf
+                    if opts & O_KILLER and hist[_KILLERS + 2 * sp] != c:
+                        hist[_KILLERS + 2 * sp + 1] = hist[_KILLERS + 2 * sp]
+                        hist[_KILLERS + 2 * sp] = c
+                done = False
+            ld = fr[sp, _F_LEADER]
+            tn = fr[sp, _F_T]
+            nn = fr[sp, _F_N]
+            k = fr[sp, _F_K]
+            al = fr[sp, _F_ALPHA]
+            be = fr[sp, _F_BETA]
+            if k < fr[sp, _F_NM] and al < be:
+                # play the next move and descend
+                p = (ld + nn) & 3
+                c = moves[sp, k]
+                fr[sp, _F_K] = k + 1
+                hands[p] ^= np.int64(1) << c
+                trick = tricks[tn]
+                trick[nn] = c
+                q = sp + 1
+                if nn == 3:
+                    w = (ld + trick_winner(trick, 4, trump, stren)) & 3
+                    ns = np.int64(0)
+                    if (w & 1) == 0:
+                        ns = pts[trick[0]] + pts[trick[1]] + pts[trick[2]] + pts[c]
+                        ns += rules[R_TRICK_BONUS]
+                        if hands[p] == 0:
+                            ns += rules[R_LAST_BONUS]
+                    fr[sp, _F_NS] = ns
+                    fr[q, _F_LEADER] = w
+                    fr[q, _F_T] = tn + 1
+                    fr[q, _F_N] = 0
+                    fr[q, _F_ALPHA] = al - ns
+                    fr[q, _F_BETA] = be - ns
+                else:
+                    fr[sp, _F_NS] = 0
+                    fr[q, _F_LEADER] = ld
+                    fr[q, _F_T] = tn
+                    fr[q, _F_N] = nn + 1
+                    fr[q, _F_ALPHA] = al
+                    fr[q, _F_BETA] = be
+                sp = q
+                break
+            # all moves tried (or cut off): finish node sp
+            best = fr[sp, _F_BEST]
+            if nn == 0 and opts & O_TT:
+                _tt_store(fr, sp, best, ld, tt_a, tt_b, tt_tag, tt_lo, tt_hi, tt_mv, stats)
+            ret = best
+            done = True
+
+
+@nb.njit(cache=True)
+def _tt_store(fr, sp, best, ld, tt_a, tt_b, tt_tag, tt_lo, tt_hi, tt_mv, stats):
+    """Tighten (or create) the table entry of the trick-boundary node ``sp``."""
+    slot = fr[sp, _F_SLOT]
+    key_a = fr[sp, _F_KA]
+    key_b = fr[sp, _F_KB]
+    if slot >= 0:
+        lo = np.int64(tt_lo[slot])
+        hi = np.int64(tt_hi[slot])
+    else:
+        lo = np.int64(0)
+        hi = fr[sp, _F_REM]
+        idx = _tt_index(key_a, key_b, ld, stats[S_MASK])
+        # Prefer a stale slot, else the one with fewer cards (cheaper to redo).
+        slot = idx
+        if tt_tag[idx] >> 2 != stats[S_GEN]:
+            slot = idx
+        elif tt_tag[idx + 1] >> 2 != stats[S_GEN]:
+            slot = idx + 1
+        elif popcount32(tt_a[idx + 1] & 0xFFFFFFFF) < popcount32(tt_a[idx] & 0xFFFFFFFF):
+            slot = idx + 1
+    if best <= fr[sp, _F_A0]:
+        if best < hi:
+            hi = best
+    elif best >= fr[sp, _F_B0]:
+        if best > lo:
+            lo = best
+    else:
+        lo = best
+        hi = best
+    tt_a[slot] = key_a
+    tt_b[slot] = key_b
+    tt_tag[slot] = fr[sp, _F_TAG]
+    tt_lo[slot] = lo
+    tt_hi[slot] = hi
+    tt_mv[slot] = fr[sp, _F_BESTC]
+
+
+@nb.njit(cache=True)
+def start_position(hands, leader, trick_cards, n, ctx):
+    """Copy a position into the search buffers; return (work hands, points left)."""
+    tricks = ctx[8]
+    work = np.zeros(4, np.int64)
+    for i in range(4):
+        work[i] = hands[i]
+    for i in range(n):
+        tricks[0, i] = trick_cards[i]
+    return work
+
+
+@nb.njit(cache=True)
+def points_left(work, leader, n, pts, rules, ctx):
+    """All the points still to be shared: cards in hands and trick, and the bonuses."""
+    tricks = ctx[8]
+    total = mask_points(work[0] | work[1] | work[2] | work[3], pts)
+    for i in range(n):
+        total += pts[tricks[0, i]]
+    left = popcount32(work[(leader + n) & 3])
+    return total + left * rules[R_TRICK_BONUS] + rules[R_LAST_BONUS]
+
+
+@nb.njit(cache=True)
+def new_search(ctx):
+    """Start a new generation of the table (old entries become invisible)."""
+    ctx[6][S_GEN] += 1
+    ctx[7][:_KILLERS] = 0
+    ctx[7][_KILLERS:] = -1
+
+
+@nb.njit(cache=True)
+def exact_value(hands, leader, trick_cards, n, pts, stren, order, above, rules, ctx, method, guess):
+    """Exact N-S points of a position (trick ``trick_cards[:n]`` in progress).
+
+    ``method``: MTD(f) from ``guess`` (-1: half of the points left), bisection, or one
+    full-window search. Uses the current table generation (call :func:`new_search`
+    first when the contract or the scoring mode changed).
+    """
+    work = start_position(hands, leader, trick_cards, n, ctx)
+    upper = points_left(work, leader, n, pts, rules, ctx)
+    lower = 0
+    if method == M_FULL:
+        return alphabeta(work, leader, 0, n, -1, upper + 1, pts, stren, order, above, rules, ctx)
+    if method == M_BISECT:
+        while lower < upper:
+            mid = (lower + upper + 1) // 2
+            g = alphabeta(work, leader, 0, n, mid - 1, mid, pts, stren, order, above, rules, ctx)
+            if g >= mid:
+                lower = g
+            else:
+                upper = g
+        return lower
+    g = guess if guess >= 0 else upper // 2
+    if g > upper:
+        g = upper
+    while lower < upper:
+        beta = g if g > lower else lower + 1
+        g = alphabeta(work, leader, 0, n, beta - 1, beta, pts, stren, order, above, rules, ctx)
+        if g < beta:
+            upper = g
+        else:
+            lower = g
+    return lower
+
+
+@nb.njit(cache=True)
+def reaches(hands, leader, trick_cards, n, target, pts, stren, order, above, rules, ctx):
+    """Null-window probe: do N-S take at least ``target`` from this position on?"""
+    work = start_position(hands, leader, trick_cards, n, ctx)
+    if target <= 0:
+        return True
+    g = alphabeta(work, leader, 0, n, target - 1, target, pts, stren, order, above, rules, ctx)
+    return g >= target

@@ -1,0 +1,114 @@
+"""Double-dummy solver: exact values and threshold probes per contract kind, DD tables.
+
+Fixed random full deals (``default_rng(SEED).permutation(32)``), first lead East.
+Per contract kind on one thread: exact value (median, p90, p99, max ms; nodes) and a
+threshold probe "N-S take more than half" (median ms). DD tables (6 contracts) per
+second with 2 threads. Ablation in the same run, on 6-trick positions (where every variant
+finishes): each enhancement switched off alone, the other drivers, and all off.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from bazarsim.contracts import KIND_NAMES
+from bazarsim.solver import OPTION_NAMES, Solver
+from bazarsim.solver.batch import dd_tables
+from bazarsim.solver.search import O_ALL
+
+from .common import numba_threads, row
+
+SEED = 2026
+GROUP = "solver"
+
+
+def deals(n: int, cards: int = 8, seed: int = SEED) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    out = np.zeros((n, 4), np.uint32)
+    for i in range(n):
+        perm = rng.permutation(32)
+        for s in range(4):
+            for c in perm[s * cards : (s + 1) * cards]:
+                out[i, s] |= np.uint32(1 << int(c))
+    return out
+
+
+def _stats(times_ms: list[float]) -> tuple[float, float, float, float, float]:
+    a = np.asarray(times_ms)
+    return (float(np.median(a)), float(np.percentile(a, 90)), float(np.percentile(a, 99)),
+            float(a.max()), float(a.mean()))
+
+
+def collect(quick: bool) -> list[dict]:
+    n = 6 if quick else 20
+    ds = deals(n)
+    rows: list[dict] = []
+    with numba_threads(1):
+        solver = Solver()
+        solver.solve(ds[0], 0, 1)  # JIT warm-up (cached after the first run)
+        all_t, all_nodes = [], []
+        for kind in range(6):
+            times, nodes, probe_t = [], [], []
+            for d in ds:
+                t0 = time.perf_counter()
+                sol = solver.solve(d, kind, 1)
+                times.append((time.perf_counter() - t0) * 1e3)
+                nodes.append(sol.nodes)
+                t0 = time.perf_counter()
+                solver.can_reach(d, kind, 1, "NS", sol.total // 2 + 1)
+                probe_t.append((time.perf_counter() - t0) * 1e3)
+            med, p90, p99, mx, mean = _stats(times)
+            name = KIND_NAMES[kind]
+            note = f"{n} deals, 1 thread"
+            rows += [
+                row(GROUP, f"exact {name} median", med, "ms", note),
+                row(GROUP, f"exact {name} mean", mean, "ms", note),
+                row(GROUP, f"exact {name} p90", p90, "ms", note),
+                row(GROUP, f"exact {name} p99", p99, "ms", note),
+                row(GROUP, f"exact {name} max", mx, "ms", note),
+                row(GROUP, f"exact {name} nodes median", float(np.median(nodes)), "nodes", note),
+                row(GROUP, f"probe {name} median", float(np.median(probe_t)), "ms",
+                    note + ", N-S > half"),
+            ]
+            all_t += times
+            all_nodes += nodes
+        med, p90, p99, mx, mean = _stats(all_t)
+        rows += [
+            row(GROUP, "exact all kinds median", med, "ms", f"{6 * n} solves"),
+            row(GROUP, "exact all kinds mean", mean, "ms", f"{6 * n} solves"),
+            row(GROUP, "exact all kinds p99", p99, "ms", f"{6 * n} solves"),
+        ]
+
+        # Ablation on 6-trick positions (without the table, full deals take too long):
+        # each enhancement off alone, the other drivers, and everything off.
+        small = deals(4 if quick else 10, cards=6, seed=SEED + 1)
+        variants = [("all on", Solver())]
+        variants += [(f"without {k}", Solver(opts=O_ALL & ~v)) for k, v in OPTION_NAMES.items()]
+        variants += [("MTD(f) driver instead of bisection", Solver(method="mtdf")),
+                     ("full-window driver instead of bisection", Solver(method="full")),
+                     ("all off (plain alpha-beta, full window)", Solver(opts=0, method="full"))]
+        base_nodes = None
+        for label, s in variants:
+            s.solve(small[0], 0, 1)
+            t0 = time.perf_counter()
+            nodes = 0
+            for d in small:
+                for kind in (0, 4, 5):
+                    nodes += s.solve(d, kind, 1).nodes
+            per = (time.perf_counter() - t0) * 1e3 / (3 * len(small))
+            base_nodes = base_nodes or nodes
+            rows.append(row(GROUP, f"6 tricks: {label}", per, "ms/solve",
+                            f"{nodes / (3 * len(small)):.0f} nodes/solve, "
+                            f"x{nodes / base_nodes:.2f} vs all on"))
+
+    with numba_threads(2):
+        batch = ds[: 4 if quick else 8]
+        dd_tables(batch[:1], dealer=0, capot=False)
+        t0 = time.perf_counter()
+        dd_tables(batch, dealer=0, capot=False)
+        rate = len(batch) / (time.perf_counter() - t0)
+        rows.append(row(GROUP, "DD tables (6 contracts)", rate, "deals/s",
+                        f"{len(batch)} deals, 2 threads, points only"))
+    return rows
