@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import naive_play as NP
+from . import naive_play as NP
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings

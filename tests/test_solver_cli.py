@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-import naive_play as NP
+from . import naive_play as NP
 from typer.testing import CliRunner
 
 from bazarsim.cards import parse_deal
