@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from . import naive_play as NP
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -22,6 +21,8 @@ from bazarsim.rulesets import RULESETS, get_ruleset
 from bazarsim.solver import Solver, dd_tables
 from bazarsim.solver.play import legal_cards, play_tables, trick_winner
 from bazarsim.tables import rule_tables
+
+from . import naive_play as NP
 
 CORPUS = Path(__file__).parent / "data" / "solver_corpus.jsonl"
 
