@@ -4,6 +4,10 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
+from .jitcache import ensure_fresh_cache  # noqa: E402
+
+ensure_fresh_cache()
+
 from .cards import (  # noqa: E402
     format_card,
     format_cards,
