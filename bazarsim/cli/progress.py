@@ -1,0 +1,48 @@
+"""A rich progress bar for long deal loops: deals/s and ETA, on stderr; silent if quiet."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.text import Text
+
+
+class DealRateColumn(ProgressColumn):
+    def render(self, task) -> Text:
+        speed = task.finished_speed or task.speed
+        return Text("-- deals/s" if speed is None else f"{speed:,.0f} deals/s")
+
+
+@contextmanager
+def deal_progress(quiet: bool, label: str) -> Iterator[Callable[[int, int], None] | None]:
+    """Yields ``update(done, total)`` (or ``None`` when quiet)."""
+    if quiet:
+        yield None
+        return
+    progress = Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), DealRateColumn(),
+                        TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
+                        console=Console(stderr=True), transient=False)
+    task = None
+    first: list[int] = []
+
+    def update(done: int, total: int) -> None:
+        nonlocal task
+        if task is None:
+            first.append(done)
+            task = progress.add_task(label, total=total, completed=done)
+        else:
+            progress.update(task, completed=done)
+
+    with progress:
+        yield update
