@@ -14,6 +14,7 @@ from . import rules_cmd  # noqa: E402,F401  isort: skip
 from . import eval_cmd  # noqa: E402,F401  isort: skip
 from . import odds_cmd  # noqa: E402,F401  isort: skip
 from . import demo_cmd  # noqa: E402,F401  isort: skip
+from . import deal_cmd, simulate_cmd, table_cmd  # noqa: E402,F401  isort: skip
 
 
 
