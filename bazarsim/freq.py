@@ -145,21 +145,21 @@ def _count_batch(cnt: Counter, hands: np.ndarray, cols: dict, feats, kinds) -> N
     for name, fn in feats.items():
         v = fn(flat)
         per_hand[name] = v.reshape(n, 4)
-        cnt.add(name, "hand", v.sum(), 4 * n, "hearts trump" if "trump" in name else "")
+        cnt.add(name, "hand", v.sum(), 4 * n, "trump H" if "trump" in name else "")
     for name, hname in TABLE_FROM_HAND.items():
-        cnt.add(name, "table", per_hand[hname].any(axis=1).sum(), n, "hearts trump"
+        cnt.add(name, "table", per_hand[hname].any(axis=1).sum(), n, "trump H"
                 if "trump" in name else "")
     for name, fn in SIDE_FEATURES.items():
         ns = fn(hands[:, 0], hands[:, 2])
         ew = fn(hands[:, 1], hands[:, 3])
-        cnt.add(name, "side", ns.sum() + ew.sum(), 2 * n, "NS and EW pooled")
+        cnt.add(name, "side", ns.sum() + ew.sum(), 2 * n, "NS+EW pooled")
     for kind in kinds:
         side = cols.get(f"{kind}_declaration_side")
         if side is None:
             continue
         for code, label in ((0, "NS"), (1, "EW"), (-1, "none")):
             cnt.add(f"declarations_score_{label}_{kind}", "table", (side == code).sum(), n,
-                    f"contract {kind}, dealer as in dataset")
+                    f"contract {kind}")
     for flag in ("redeal", "cancelled"):
         if flag in cols:
             cnt.add(f"{flag}", "table", cols[flag].sum(), n,
