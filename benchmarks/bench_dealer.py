@@ -1,0 +1,99 @@
+"""Dealing throughput: the counter-based Numba dealer at 1 and 2 threads against a NumPy
+dealer (argsort of 32 random keys per deal) in the same run; generation alone,
+generation + evaluation, and end to end to Parquet."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+
+import numpy as np
+
+from bazarsim.dataset import Simulation
+from bazarsim.dealer import DealBatch, Dealer, numpy_deal
+from bazarsim.dealnum import deal_numbers
+from bazarsim.evaluate import evaluate_deals_kernel, evaluate_hands_kernel
+from bazarsim.rulesets import get_ruleset
+from bazarsim.tables import rule_tables
+
+from .common import median_time, numba_threads, row
+
+GROUP = "dealing"
+
+
+class NumpyDealer:
+    """The NumPy baseline behind the same interface as :class:`bazarsim.dealer.Dealer`."""
+
+    def __init__(self, seed: int):
+        self.seed = seed
+
+    def deal(self, start: int, n: int) -> DealBatch:
+        hands = numpy_deal(np.random.default_rng([self.seed, start]), n)
+        return DealBatch(start, hands, deal_numbers(hands), np.ones(n, np.int64))
+
+
+def _evaluate(hands: np.ndarray, t, kinds) -> None:
+    n = hands.shape[0]
+    flat = hands.reshape(-1)
+    outs = [np.empty(4 * n, d) for d in (np.int16, np.int8, np.int8, np.int8, np.int8, np.int8,
+                                         np.int16, np.int32, np.uint8)]
+    douts = [np.empty(n, d) for d in (np.int8, np.int8, np.int16, np.int16, np.int16, np.int16,
+                                      np.bool_, np.bool_)]
+    dealers = np.zeros(n, np.int8)
+    for kind in kinds:
+        evaluate_hands_kernel(flat, kind, t, *outs)
+        evaluate_deals_kernel(hands, dealers, kind, t, *douts)
+
+
+def _e2e(dealer_factory, n: int, chunk: int, kinds) -> float:
+    tmp = tempfile.mkdtemp(prefix="bazarsim-bench-")
+    try:
+        sim = Simulation(deals=n, seed=1, kinds=kinds, chunk=chunk)
+        sim.dealer_obj = dealer_factory()
+        return n / median_time(lambda: (shutil.rmtree(tmp, ignore_errors=True),
+                                        sim.run(tmp)), repeats=1, warmup=1)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def collect(quick: bool) -> list[dict]:
+    n = 2_000_000 if quick else 8_000_000
+    n_e2e = 1_000_000 if quick else 4_000_000
+    repeats = 3 if quick else 5
+    rs = get_ruleset("bazar")
+    t = rule_tables(rs)
+    dealer = Dealer(1)
+    rows = []
+    numpy_rate = n / median_time(lambda: numpy_deal(np.random.default_rng(1), n),
+                                 repeats=repeats)
+    rows.append(row(GROUP, "generate: NumPy argsort dealer", numpy_rate, "deals/s",
+                    "baseline, 1 thread"))
+    for threads in (1, 2):
+        with numba_threads(threads):
+            rate = n / median_time(lambda: dealer.deal(0, n), repeats=repeats)
+        rows.append(row(GROUP, f"generate: Numba dealer, {threads} thread(s)", rate, "deals/s",
+                        f"{rate / numpy_rate:.1f}x NumPy; with deal numbers"))
+    for label, kinds in (("H", (1,)), ("all 6 kinds", tuple(rs.kinds))):
+        np_rate = n / median_time(
+            lambda kinds=kinds: _evaluate(numpy_deal(np.random.default_rng(2), n), t, kinds),
+            repeats=repeats)
+        rows.append(row(GROUP, f"generate + evaluate {label}: NumPy dealer", np_rate, "deals/s",
+                        "NumPy dealing, Numba evaluation (2 threads)"))
+        for threads in (1, 2):
+            with numba_threads(threads):
+                rate = n / median_time(
+                    lambda kinds=kinds: _evaluate(dealer.deal(0, n).hands, t, kinds),
+                    repeats=repeats)
+            rows.append(row(GROUP, f"generate + evaluate {label}: Numba, {threads} thread(s)",
+                            rate, "deals/s", f"{rate / np_rate:.1f}x NumPy dealer"))
+    chunk = 1 << 20
+    for label, kinds in (("H", (1,)), ("all 6 kinds", tuple(rs.kinds))):
+        np_rate = _e2e(lambda: NumpyDealer(1), n_e2e, chunk, kinds)
+        rows.append(row(GROUP, f"end to end to Parquet, {label}: NumPy dealer", np_rate,
+                        "deals/s", "zstd-1 part files of 2^20 deals, 2 threads"))
+        for threads in (1, 2):
+            with numba_threads(threads):
+                rate = _e2e(lambda: Dealer(1), n_e2e, chunk, kinds)
+            rows.append(row(GROUP, f"end to end to Parquet, {label}: Numba, {threads} thread(s)",
+                            rate, "deals/s", f"{rate / np_rate:.2f}x NumPy dealer"))
+    return rows
