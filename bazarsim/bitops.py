@@ -13,7 +13,8 @@ def popcount32(x):
     x = x - ((x >> np.uint32(1)) & np.uint32(0x55555555))
     x = (x & np.uint32(0x33333333)) + ((x >> np.uint32(2)) & np.uint32(0x33333333))
     x = (x + (x >> np.uint32(4))) & np.uint32(0x0F0F0F0F)
-    return np.int64((x * np.uint32(0x01010101)) >> np.uint32(24))
+    # Numba widens uint32 * uint32 to 64 bits: keep the low 32 bits before the shift.
+    return np.int64(((x * np.uint32(0x01010101)) & np.uint32(0xFFFFFFFF)) >> np.uint32(24))
 
 
 @nb.njit(cache=True, inline="always")

@@ -10,17 +10,17 @@ which thread, chunk or process asks for deal ``i``.
 Deal. A draw is mapped to a uniform integer ``x`` in ``[0, C)``, ``C`` the number of
 deals (or of completions of the fixed cards), by Lemire's multiply-and-reject method
 (exact: the rare draws that would bias the result are rejected and the next ``k`` is
-used). The deal is then ``x`` decoded by :mod:`bazarsim.dealnum` (the deal-number
-bijection), so an unconstrained deal's number is ``x`` itself and uniformity over
-deals follows from uniformity of ``x``. Fixed cards are never dealt: only the unseen
-cards are decoded, into the seats' remaining room.
+used). With nothing fixed, ``x`` is a deal number, decoded by
+:func:`bazarsim.dealnum.decode_deal` (a few table lookups, no long dependency chain):
+the deal's number is ``x`` itself and uniformity over deals follows from uniformity of
+``x``. With fixed cards, ``x`` numbers a completion: only the unseen cards are decoded
+(card by card, into the seats' remaining room), so fixed cards cost nothing; that
+decoder is a chain of dependent lookups, so ``LANES`` deals are decoded side by side
+for the CPU to overlap them.
 
 Predicates (:mod:`bazarsim.constraints`) are checked inside the kernel; a rejected deal
 draws again from the same ``(s, i)`` stream (next ``k``), so deal ``i`` is the first
 accepted candidate of its own stream: still a pure function of ``(s, i)``.
-
-Speed. Decoding is a chain of 32 dependent table lookups; the kernel decodes ``LANES``
-deals side by side so the CPU overlaps their chains, and runs blocks in parallel.
 """
 
 from __future__ import annotations
@@ -39,7 +39,19 @@ from .constraints import (
     Constraints,
     no_constraints,
 )
-from .dealnum import COUNT, THRESH, rank_kernel, state_of, unrank_step
+from .dealnum import (
+    C16,
+    COUNT,
+    OFF,
+    PDEP8,
+    START16,
+    SUB16,
+    THRESH,
+    deal_numbers,
+    decode_deal,
+    state_of,
+    unrank_step,
+)
 from .errors import BazarsimError
 from .evaluate import _hand
 from .rulesets import Ruleset, get_ruleset
@@ -189,11 +201,35 @@ def seat_string_hands(S, dealt, fixed):
 
 
 @nb.njit(parallel=True, cache=True)
-def deal_kernel(key, start, cards, state0, total, reject_below, fixed, preds, T, thresh,
-                out_hands, out_x, out_tries):
-    """Deals ``start .. start + n - 1`` into ``out_hands[n, 4]`` (N E S W).
+def deal_free_kernel(key, start, total, reject_below, preds, T, sub16, start16, c16, off, pdep8,
+                     out_hands, out_x, out_tries):
+    """Deals ``start .. start + n - 1`` with no fixed cards: each draw is a deal number,
+    decoded directly (:func:`bazarsim.dealnum.decode_deal`). Outputs as
+    :func:`deal_fixed_kernel`."""
+    for i in nb.prange(out_hands.shape[0]):
+        k = 0
+        while True:
+            x, k = draw_below(key, start + i, k, total, reject_below)
+            h0, h1, h2, h3 = decode_deal(x, sub16, start16, c16, off, pdep8)
+            ok = accepts(h0, h1, h2, h3, preds, T)
+            if ok or k >= MAX_TRIES:
+                break
+        out_hands[i, 0] = h0
+        out_hands[i, 1] = h1
+        out_hands[i, 2] = h2
+        out_hands[i, 3] = h3
+        out_x[i] = x
+        out_tries[i] = k if ok else MAX_TRIES
 
-    ``out_x``: each deal's completion number (its deal number when nothing is fixed);
+
+@nb.njit(parallel=True, cache=True)
+def deal_fixed_kernel(key, start, cards, state0, total, reject_below, fixed, preds, T, thresh,
+                out_hands, out_x, out_tries):
+    """Deals ``start .. start + n - 1`` around fixed cards into ``out_hands[n, 4]``.
+
+    Each draw numbers a completion (the unseen cards' seats), decoded card by card;
+    ``LANES`` deals are decoded side by side so their dependent chains overlap.
+    ``out_x``: each deal's completion number;
     ``out_tries``: draws used (>= 1; ``MAX_TRIES`` means the deal failed its predicates).
     """
     n = out_hands.shape[0]
@@ -258,11 +294,18 @@ def pilot_kernel(key, trials, cards, state0, total, reject_below, fixed, preds, 
     for i in nb.prange(trials):
         x, _k = draw_below(key, i, 0, total, reject_below)
         state = state0
-        h = fixed.copy()
+        h0 = np.uint32(fixed[0])
+        h1 = np.uint32(fixed[1])
+        h2 = np.uint32(fixed[2])
+        h3 = np.uint32(fixed[3])
         for c in cards:
             seat, x, state = unrank_step(x, state, thresh)
-            h[seat] |= np.uint32(1) << np.uint32(c)
-        if accepts(h[0], h[1], h[2], h[3], preds, T):
+            bit = np.uint32(1) << np.uint32(c)
+            h0 |= bit if seat == 0 else np.uint32(0)
+            h1 |= bit if seat == 1 else np.uint32(0)
+            h2 |= bit if seat == 2 else np.uint32(0)
+            h3 |= bit if seat == 3 else np.uint32(0)
+        if accepts(h0, h1, h2, h3, preds, T):
             hits += 1
     return hits
 
@@ -321,20 +364,20 @@ class Dealer:
         hands = np.empty((n, 4), np.uint32)
         xs = np.empty(n, np.int64)
         tries = np.empty(n, np.int64)
-        deal_kernel(self.key, np.int64(start), self.cards, np.int64(self.state0),
-                    np.uint64(self.total), self.reject_below, self.fixed, self.preds,
-                    self.tables, THRESH, hands, xs, tries)
+        if self.has_fixed:
+            deal_fixed_kernel(self.key, np.int64(start), self.cards, np.int64(self.state0),
+                              np.uint64(self.total), self.reject_below, self.fixed, self.preds,
+                              self.tables, THRESH, hands, xs, tries)
+        else:
+            deal_free_kernel(self.key, np.int64(start), np.uint64(self.total), self.reject_below,
+                             self.preds, self.tables, SUB16, START16, C16, OFF, PDEP8, hands,
+                             xs, tries)
         if check and n and tries.max() >= MAX_TRIES:
             bad = start + int(np.argmax(tries >= MAX_TRIES))
             raise BazarsimError(
                 f"deal {bad}: no candidate out of {MAX_TRIES:,} met the constraints "
                 f"({self.constraints.describe()})")
-        if self.has_fixed:
-            numbers = np.empty(n, np.int64)
-            rank_kernel(hands, np.arange(32, dtype=np.uint8), np.int64(state_of([8] * 4)),
-                        THRESH, numbers)
-        else:
-            numbers = xs
+        numbers = deal_numbers(hands) if self.has_fixed else xs
         return DealBatch(start, hands, numbers, tries)
 
     def acceptance(self, trials: int = 1_000_000) -> tuple[float, int, int]:

@@ -3,35 +3,48 @@
 32!/(8!^4) = 99,561,092,450,391,000 (about 9.96e16; the issue's "9.96e15" drops a
 digit), below 2^57, so numbers fit ``int64``.
 
-A deal is read as the string of seats holding cards 0, 1, ..., 31 (card order of
-:mod:`bazarsim.cards`: suits S H D C, ranks 7 8 9 T J Q K A); its number is the rank of
-that string in lexicographic order (seats N < E < S < W) among all strings with eight
-of each seat. Number 0 gives North all spades, East all hearts, South all diamonds, West
-all clubs; the last number gives West all spades, and so on.
+Deal number ``x = (a * 12870 + b) * 12870 + c`` (12870 = C(16, 8)):
 
-The same code numbers *completions* of a partly known deal: the unseen cards, in card
-order, with each seat's remaining capacity; the constrained dealer uses that.
+* ``a`` in ``[0, C(32, 16))`` says which 16 cards North-South hold. With ``k`` of them
+  among the low 16 cards (spades, hearts) and ``16 - k`` among the high 16 (diamonds,
+  clubs), ``a = OFF[k] + i * C(16, 16 - k) + j``, where ``OFF[k]`` counts the choices with
+  fewer low cards, ``i`` numbers the low half's pattern among the 16-bit masks with
+  ``k`` bits and ``j`` the high half's among those with ``16 - k`` bits, masks of one
+  size numbered in increasing order;
+* ``b`` in ``[0, C(16, 8))``: which 8 of North-South's 16 cards (taken in card order)
+  are North's (the rest are South's), numbered the same way;
+* ``c``: which 8 of East-West's 16 cards are East's.
 
-Kernels walk the cards once with a table ``THRESH[state, s]`` = the number of
-completions in which the current card goes to a seat below or equal to ``s``. A state
-is the vector of remaining capacities ``(rN, rE, rS, rW)``, encoded as
-``rN*729 + rE*81 + rS*9 + rW`` (each 0..8), so 6,561 states.
+Decoding is a few table lookups (:data:`SUB16` lists the 16-bit masks by size, then
+value) and bit deposits done a byte at a time through 256 x 256 tables, so it has no
+long dependency chain: that is what lets the dealer reach tens of millions of deals
+per second. Number 0 gives North-South all spades and hearts (North the spades),
+East-West the diamonds and clubs (East the diamonds).
+
+The module also numbers *completions* of a partly known deal (the constrained dealer
+uses them): the unseen cards, in card order, are a string of seats with each seat's
+remaining room; its number is the string's rank in lexicographic order, decoded card by
+card with ``THRESH[state, s]`` = the number of completions in which the current card
+goes to a seat at most ``s``. A state is the vector of remaining capacities
+``(rN, rE, rS, rW)``, coded ``rN*729 + rE*81 + rS*9 + rW`` (each 0..8).
 """
 
 from __future__ import annotations
 
-from math import factorial
+from math import comb, factorial
 
 import numba as nb
 import numpy as np
 
+from .bitops import popcount32
 from .cards import HAND_SIZE
 from .errors import BazarsimError
 
 STATE_STRIDE = np.array([729, 81, 9, 1], dtype=np.int64)
 N_STATES = 9**4
 FULL_STATE = 8 * (729 + 81 + 9 + 1)
-N_DEALS = factorial(32) // factorial(8) ** 4  # 9,956,461,674,940,800 (about 9.96e15)
+N_DEALS = factorial(32) // factorial(8) ** 4  # 99,561,092,450,391,000
+HALF = 12870  # C(16, 8)
 
 
 def state_of(capacities) -> int:
@@ -68,7 +81,7 @@ def _build_tables() -> tuple[np.ndarray, np.ndarray]:
 COUNT, THRESH = _build_tables()
 
 
-# --------------------------------------------------------------------------- kernels
+# --------------------------------------------------------------------------- completions
 
 
 @nb.njit(cache=True, inline="always")
@@ -144,16 +157,126 @@ def rank_kernel(deals, cards, state0, thresh, out):
                           thresh)
 
 
+# --------------------------------------------------------------------------- deal numbers
+
+
+def _build_subset_tables():
+    sizes = np.array([int(m).bit_count() for m in range(1 << 16)])
+    sub16 = np.argsort(sizes * (1 << 16) + np.arange(1 << 16), kind="stable").astype(np.uint16)
+    start16 = np.zeros(17, np.int64)
+    c16 = np.array([comb(16, k) for k in range(17)], np.int64)
+    start16[1:] = np.cumsum(c16)[:-1]
+    rank16 = np.empty(1 << 16, np.int32)
+    rank16[sub16.astype(np.int64)] = np.arange(1 << 16) - start16[sizes[sub16.astype(np.int64)]]
+    off = np.zeros(18, np.int64)
+    off[1:] = np.cumsum([c16[k] * c16[16 - k] for k in range(17)])
+    pdep8 = np.zeros((256, 256), np.uint8)
+    pext8 = np.zeros((256, 256), np.uint8)
+    for m in range(256):
+        pos = [b for b in range(8) if m >> b & 1]
+        for v in range(256):
+            pdep8[m, v] = sum(1 << p for t, p in enumerate(pos) if v >> t & 1)
+            pext8[m, v] = sum(1 << t for t, p in enumerate(pos) if v >> p & 1)
+    for arr in (sub16, start16, c16, rank16, off, pdep8, pext8):
+        arr.setflags(write=False)
+    return sub16, start16, c16, rank16, off, pdep8, pext8
+
+
+SUB16, START16, C16, RANK16, OFF, PDEP8, PEXT8 = _build_subset_tables()
+assert OFF[17] == comb(32, 16) and OFF[17] * HALF * HALF == N_DEALS
+
+
+@nb.njit(cache=True, inline="always")
+def _deposit16(p, m, pdep8):
+    """Bits of ``p`` (low first) placed on the set bits of the 16-bit mask ``m``."""
+    m = np.int64(m)
+    p = np.int64(p)
+    lo = m & 255
+    k = popcount32(np.uint32(lo))
+    return np.int64(pdep8[lo, p & 255]) | (np.int64(pdep8[m >> 8, (p >> k) & 255]) << 8)
+
+
+@nb.njit(cache=True, inline="always")
+def _extract16(x, m, pext8):
+    """The bits of ``x`` at the set bits of the 16-bit mask ``m``, packed low."""
+    m = np.int64(m)
+    x = np.int64(x)
+    lo = m & 255
+    k = popcount32(np.uint32(lo))
+    return np.int64(pext8[lo, x & 255]) | (np.int64(pext8[m >> 8, (x >> 8) & 255]) << k)
+
+
+@nb.njit(cache=True, inline="always")
+def decode_deal(x, sub16, start16, c16, off, pdep8):
+    """Deal number -> hands ``(N, E, S, W)`` as uint32 masks."""
+    x = np.int64(x)
+    c = x % HALF
+    t = x // HALF
+    b = t % HALF
+    a = t // HALF
+    k = np.int64(0)
+    for q in range(1, 17):
+        k += np.int64(a >= off[q])
+    r = np.uint32(a - off[k])
+    d = np.uint32(c16[16 - k])
+    i = np.int64(r // d)
+    j = np.int64(r - np.uint32(i) * d)
+    low = np.int64(sub16[start16[k] + i])
+    high = np.int64(sub16[start16[16 - k] + j])
+    pn = np.int64(sub16[start16[8] + b])
+    pe = np.int64(sub16[start16[8] + c])
+    ewlow = low ^ 0xFFFF
+    ewhigh = high ^ 0xFFFF
+    kk = 16 - k
+    n_ = _deposit16(pn & ((1 << k) - 1), low, pdep8) | (_deposit16(pn >> k, high, pdep8) << 16)
+    e_ = _deposit16(pe & ((1 << kk) - 1), ewlow, pdep8) | (
+        _deposit16(pe >> kk, ewhigh, pdep8) << 16)
+    ns = low | (high << 16)
+    ew = ewlow | (ewhigh << 16)
+    return np.uint32(n_), np.uint32(e_), np.uint32(ns ^ n_), np.uint32(ew ^ e_)
+
+
+@nb.njit(cache=True, inline="always")
+def encode_deal(h0, h1, h2, h3, rank16, c16, off, pext8):
+    """Hands ``(N, E, S, W)`` -> deal number."""
+    ns = np.int64(np.uint32(h0) | np.uint32(h2))
+    low = ns & 0xFFFF
+    high = ns >> 16
+    k = popcount32(np.uint32(low))
+    a = off[k] + np.int64(rank16[low]) * c16[16 - k] + np.int64(rank16[high])
+    n_ = np.int64(np.uint32(h0))
+    pn = _extract16(n_ & 0xFFFF, low, pext8) | (_extract16(n_ >> 16, high, pext8) << k)
+    ew = np.int64(np.uint32(h1) | np.uint32(h3))
+    e_ = np.int64(np.uint32(h1))
+    pe = _extract16(e_ & 0xFFFF, ew & 0xFFFF, pext8) | (
+        _extract16(e_ >> 16, ew >> 16, pext8) << (16 - k))
+    return (a * HALF + np.int64(rank16[pn])) * HALF + np.int64(rank16[pe])
+
+
+@nb.njit(parallel=True, cache=True)
+def decode_kernel(numbers, sub16, start16, c16, off, pdep8, out):
+    for i in nb.prange(numbers.shape[0]):
+        h0, h1, h2, h3 = decode_deal(numbers[i], sub16, start16, c16, off, pdep8)
+        out[i, 0] = h0
+        out[i, 1] = h1
+        out[i, 2] = h2
+        out[i, 3] = h3
+
+
+@nb.njit(parallel=True, cache=True)
+def encode_kernel(deals, rank16, c16, off, pext8, out):
+    for i in nb.prange(deals.shape[0]):
+        out[i] = encode_deal(deals[i, 0], deals[i, 1], deals[i, 2], deals[i, 3], rank16, c16,
+                             off, pext8)
+
+
 # --------------------------------------------------------------------------- API
-
-ALL_CARDS = np.arange(32, dtype=np.uint8)
-
 
 def deal_numbers(deals) -> np.ndarray:
     """Numbers (``int64``) of full deals ``uint32[n, 4]`` in seat order N E S W."""
     deals = np.ascontiguousarray(deals, dtype=np.uint32).reshape(-1, 4)
     out = np.empty(deals.shape[0], np.int64)
-    rank_kernel(deals, ALL_CARDS, FULL_STATE, THRESH, out)
+    encode_kernel(deals, RANK16, C16, OFF, PEXT8, out)
     return out
 
 
@@ -164,7 +287,7 @@ def deals_from_numbers(numbers) -> np.ndarray:
         bad = nums[(nums < 0) | (nums >= N_DEALS)][0]
         raise BazarsimError(f"deal number {bad} out of range 0 .. {N_DEALS - 1}", str(bad))
     out = np.empty((nums.shape[0], 4), np.uint32)
-    unrank_kernel(nums, ALL_CARDS, FULL_STATE, np.zeros(4, np.uint32), THRESH, out)
+    decode_kernel(nums, SUB16, START16, C16, OFF, PDEP8, out)
     return out
 
 

@@ -3,12 +3,13 @@
 Written from the definitions in the module docstrings of ``bazarsim.dealer`` and
 ``bazarsim.dealnum``, with none of their tables or bit tricks: SplitMix64 with Python
 big integers, Lemire's reduction with an exact 128-bit product, and the lexicographic
-rank of a seat string by multinomial coefficients computed from factorials.
+rank of a seat string by multinomial coefficients computed from factorials (completions),
+and deal numbers from lists of subsets, bit by bit.
 """
 
 from __future__ import annotations
 
-from math import factorial
+from math import comb, factorial
 
 MASK64 = (1 << 64) - 1
 GAMMA = 0x9E3779B97F4A7C15
@@ -73,17 +74,65 @@ def unrank_seats(x: int, counts) -> list[int]:
     return out
 
 
+HALF = 12870  # C(16, 8)
+_BY_SIZE: dict[int, list[int]] = {}
+
+
+def masks_of_size(k: int) -> list[int]:
+    """16-bit masks with ``k`` bits, in increasing order."""
+    if k not in _BY_SIZE:
+        _BY_SIZE[k] = [m for m in range(1 << 16) if m.bit_count() == k]
+    return _BY_SIZE[k]
+
+
+def deposit(pattern: int, mask: int) -> int:
+    """Bits of ``pattern`` (low first) placed on the set bits of ``mask``."""
+    out, t = 0, 0
+    for pos in range(32):
+        if mask >> pos & 1:
+            if pattern >> t & 1:
+                out |= 1 << pos
+            t += 1
+    return out
+
+
+def extract(x: int, mask: int) -> int:
+    out, t = 0, 0
+    for pos in range(32):
+        if mask >> pos & 1:
+            if x >> pos & 1:
+                out |= 1 << t
+            t += 1
+    return out
+
+
+def _off(k: int) -> int:
+    return sum(comb(16, j) * comb(16, 16 - j) for j in range(k))
+
+
 def deal_of_number(number: int) -> list[int]:
-    """Full deal (N E S W masks) with this number."""
-    hands = [0, 0, 0, 0]
-    for card, seat in enumerate(unrank_seats(number, (8, 8, 8, 8))):
-        hands[seat] |= 1 << card
-    return hands
+    """Full deal (N E S W masks) with this number (definition in bazarsim.dealnum)."""
+    a, rest = divmod(number, HALF * HALF)
+    b, c = divmod(rest, HALF)
+    k = max(q for q in range(17) if _off(q) <= a)
+    i, j = divmod(a - _off(k), comb(16, 16 - k))
+    ns = masks_of_size(k)[i] | masks_of_size(16 - k)[j] << 16
+    ew = 0xFFFFFFFF ^ ns
+    north = deposit(masks_of_size(8)[b], ns)
+    east = deposit(masks_of_size(8)[c], ew)
+    return [north, east, ns ^ north, ew ^ east]
 
 
 def number_of_deal(hands) -> int:
-    seats = [next(s for s in range(4) if int(hands[s]) >> c & 1) for c in range(32)]
-    return rank_seats(seats, (8, 8, 8, 8))
+    n, e, s, w = (int(h) for h in hands)
+    ns, ew = n | s, e | w
+    low, high = ns & 0xFFFF, ns >> 16
+    k = low.bit_count()
+    a = _off(k) + masks_of_size(k).index(low) * comb(16, 16 - k) + masks_of_size(16 - k).index(
+        high)
+    b = masks_of_size(8).index(extract(n, ns))
+    c = masks_of_size(8).index(extract(e, ew))
+    return (a * HALF + b) * HALF + c
 
 
 def completion(x: int, fixed) -> list[int]:
@@ -105,6 +154,6 @@ def deal(seed: int, i: int, fixed=(0, 0, 0, 0), accept=None) -> tuple[list[int],
     k = 0
     while True:
         x, k = draw_below(key, i, k, total)
-        hands = completion(x, fixed)
+        hands = completion(x, fixed) if any(fixed) else deal_of_number(x)
         if accept is None or accept(hands):
             return hands, x

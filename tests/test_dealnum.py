@@ -42,7 +42,7 @@ def test_reference_rank_is_lexicographic_order(counts):
 
 
 @pytest.mark.parametrize("counts", [(2, 2, 2, 2), (3, 1, 0, 2), (1, 2, 3, 2)])
-def test_kernels_enumerate_small_positions_in_order(counts):
+def test_completion_kernels_enumerate_small_positions_in_order(counts):
     """Completions of a few unseen cards: every number decodes to the next string."""
     cards = np.array([1, 5, 9, 12, 17, 22, 28, 31][: sum(counts)], np.uint8)
     seq = [s for s in range(4) for _ in range(counts[s])]
@@ -61,11 +61,39 @@ def test_kernels_enumerate_small_positions_in_order(counts):
 
 
 def test_first_and_last_deal():
-    first = deal_from_number(0)
-    assert list(map(int, first)) == [0xFF, 0xFF00, 0xFF0000, 0xFF000000]
+    first = deal_from_number(0)  # NS the high half (diamonds, clubs), N the diamonds
+    assert list(map(int, first)) == [0xFF0000, 0xFF, 0xFF000000, 0xFF00]
     last = deal_from_number(N_DEALS - 1)
-    assert list(map(int, last)) == [0xFF000000, 0xFF0000, 0xFF00, 0xFF]
+    assert list(map(int, last)) == [0xFF00, 0xFF000000, 0xFF, 0xFF0000]
+    assert ref.deal_of_number(0) == list(map(int, first))
     assert deal_number(first) == 0 and deal_number(last) == N_DEALS - 1
+
+
+def test_subset_tables_against_plain_python():
+    from bazarsim.dealnum import PDEP8, PEXT8, RANK16, START16, SUB16
+
+    for k in (0, 1, 5, 8, 16):
+        masks = ref.masks_of_size(k)
+        got = SUB16[START16[k]: START16[k] + len(masks)].astype(int).tolist()
+        assert got == masks
+        assert all(RANK16[m] == i for i, m in enumerate(masks))
+    rng = np.random.default_rng(0)
+    for m, v in rng.integers(0, 256, (2000, 2)):
+        assert PDEP8[m, v] == ref.deposit(int(v) & ((1 << int(m).bit_count()) - 1), int(m))
+        assert PEXT8[m, v] == ref.extract(int(v), int(m))
+
+
+def test_full_deal_full_state_completion_is_also_a_bijection():
+    """The completion decoder with nothing fixed covers all deals too (other order)."""
+    nums = np.random.default_rng(9).integers(0, N_DEALS, 200, dtype=np.int64)
+    out = np.empty((200, 4), np.uint32)
+    unrank_kernel(nums, np.arange(32, dtype=np.uint8), state_of([8] * 4),
+                  np.zeros(4, np.uint32), THRESH, out)
+    back = np.empty(200, np.int64)
+    rank_kernel(out, np.arange(32, dtype=np.uint8), state_of([8] * 4), THRESH, back)
+    assert (back == nums).all()
+    seats = [[next(s for s in range(4) if int(d[s]) >> c & 1) for c in range(32)] for d in out]
+    assert [ref.rank_seats(x, (8, 8, 8, 8)) for x in seats] == nums.tolist()
 
 
 @settings(max_examples=300, deadline=None)
