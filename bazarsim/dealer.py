@@ -206,14 +206,17 @@ def deal_free_kernel(key, start, total, reject_below, preds, T, sub16, start16, 
     """Deals ``start .. start + n - 1`` with no fixed cards: each draw is a deal number,
     decoded directly (:func:`bazarsim.dealnum.decode_deal`). Outputs as
     :func:`deal_fixed_kernel`."""
+    npred = preds.shape[0]
     for i in nb.prange(out_hands.shape[0]):
-        k = 0
-        while True:
-            x, k = draw_below(key, start + i, k, total, reject_below)
-            h0, h1, h2, h3 = decode_deal(x, sub16, start16, c16, off, pdep8)
+        x, k = draw_below(key, start + i, 0, total, reject_below)
+        h0, h1, h2, h3 = decode_deal(x, sub16, start16, c16, off, pdep8)
+        ok = True
+        if npred:  # kept out of the common path: the plain loop overlaps deals better
             ok = accepts(h0, h1, h2, h3, preds, T)
-            if ok or k >= MAX_TRIES:
-                break
+            while not ok and k < MAX_TRIES:
+                x, k = draw_below(key, start + i, k, total, reject_below)
+                h0, h1, h2, h3 = decode_deal(x, sub16, start16, c16, off, pdep8)
+                ok = accepts(h0, h1, h2, h3, preds, T)
         out_hands[i, 0] = h0
         out_hands[i, 1] = h1
         out_hands[i, 2] = h2
@@ -327,7 +330,7 @@ class DealBatch:
     start: int
     hands: np.ndarray  # uint32[n, 4]
     numbers: np.ndarray  # int64[n]
-    tries: np.ndarray  # int64[n]
+    tries: np.ndarray  # int32[n]
 
     def __len__(self) -> int:
         return int(self.hands.shape[0])
@@ -363,7 +366,7 @@ class Dealer:
             raise BazarsimError(f"deal index range {start}..{start + n} outside 0 .. 2^44")
         hands = np.empty((n, 4), np.uint32)
         xs = np.empty(n, np.int64)
-        tries = np.empty(n, np.int64)
+        tries = np.empty(n, np.int32)
         if self.has_fixed:
             deal_fixed_kernel(self.key, np.int64(start), self.cards, np.int64(self.state0),
                               np.uint64(self.total), self.reject_below, self.fixed, self.preds,
