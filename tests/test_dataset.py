@@ -142,3 +142,15 @@ def test_sigkill_mid_run_then_resume_equals_uninterrupted_run(tmp_path):
     clean = tmp_path / "clean"
     Simulation(deals=600_000, seed=5, kinds=(1,), chunk=250_000).run(clean)
     pd.testing.assert_frame_equal(read_dataframe(out), read_dataframe(clean))
+
+
+def test_lean_columns_are_a_subset_of_full(tmp_path):
+    Simulation(deals=3000, seed=6, chunk=2000, columns="lean").run(tmp_path / "lean")
+    Simulation(deals=3000, seed=6, chunk=2000).run(tmp_path / "full")
+    lean = read_dataframe(tmp_path / "lean")
+    full = read_dataframe(tmp_path / "full")
+    assert len(lean.columns) == 52 and len(full.columns) == 188
+    assert set(lean.columns) < set(full.columns)
+    pd.testing.assert_frame_equal(lean, full[list(lean.columns)])
+    with pytest.raises(BazarsimError, match="differs in: columns"):
+        Simulation(deals=3000, seed=6, columns="full").run(tmp_path / "lean")

@@ -47,6 +47,10 @@ def simulate_command(
     kinds: Annotated[str | None, typer.Option("--kinds", help="Contract kinds to evaluate, "
                      "e.g. 'H,BK' (default: all of the ruleset's). Fewer kinds: faster, "
                      "smaller.")] = None,
+    columns: Annotated[str, typer.Option("--columns", help="full: every evaluation feature "
+                       "per seat and kind; lean: points per seat and kind plus the "
+                       "declaration outcome per kind (the rest follows from the hands by bit "
+                       "tests), several times faster to write.")] = "full",
     chunk: Annotated[int, typer.Option("--chunk", help="Deals per part file (memory bound); "
                      "does not change the data.")] = DEFAULT_CHUNK,
     compression: Annotated[str, typer.Option("--compression", help="Parquet codec: zstd, lz4, "
@@ -68,7 +72,7 @@ def simulate_command(
         raise BazarsimError(f"bad --compression {compression!r}: zstd, lz4, snappy or none")
     sim = Simulation(deals=deals, seed=seed, ruleset=rs, constraints=cons,
                      dealer=parse_dealer(dealer), kinds=parse_kinds(kinds, rs), chunk=chunk,
-                     compression=compression)
+                     compression=compression, columns=columns)
     rate = sim.dealer_obj.check_feasible() if cons.predicates.shape[0] else 1.0
     if not quiet and rate < 1.0:
         typer.echo(f"constraints accept {100 * rate:.3g}% of candidate deals "
