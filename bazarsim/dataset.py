@@ -120,6 +120,7 @@ class Simulation:
         for k in self.kinds:
             self.ruleset.check_kind(k)
         self.dealer_obj = Dealer(self.seed, self.constraints, self.ruleset)
+        self.acceptance = 1.0
         self.tables = rule_tables(self.ruleset)
 
     # ------------------------------------------------------------------ identity
@@ -229,6 +230,8 @@ class Simulation:
             threads_write: bool = True) -> dict:
         """Write the missing parts of the dataset in ``out``; returns a summary."""
         out = Path(out)
+        if self.constraints.predicates.shape[0]:
+            self.acceptance = self.dealer_obj.check_feasible()  # refuse, don't hang
         self.prepare(out)
         gaps = self.missing_ranges(out)
         todo = sum(b - a for a, b in gaps)

@@ -91,15 +91,16 @@ def _card_seat_chi2(hands: np.ndarray, cards: list[int], expected: np.ndarray):
 def _pair_chi2(hands: np.ndarray) -> tuple[float, int]:
     """Pairs of cards in one hand: each of 496 pairs is together with probability 7/31."""
     n = hands.shape[0]
-    stat, df = 0.0, 0
+    together = np.zeros((32, 32))
+    flat = hands.reshape(-1)
+    shifts = np.arange(32, dtype=np.uint32)
+    for a in range(0, flat.shape[0], 1 << 20):
+        bits = ((flat[a:a + (1 << 20), None] >> shifts) & 1).astype(np.float32)
+        together += (bits.T @ bits).astype(np.float64)  # exact: counts < 2^24 per batch
     p = 7 / 31
-    bits = [(hands >> np.uint32(c)) & np.uint32(1) for c in range(32)]
-    for a in range(32):
-        for b in range(a + 1, 32):
-            together = ((bits[a] & bits[b]).sum(axis=1)).sum()
-            stat += (together - n * p) ** 2 / (n * p * (1 - p))
-            df += 1
-    return stat, df
+    iu = np.triu_indices(32, 1)
+    stat = float((((together[iu] - n * p) ** 2) / (n * p * (1 - p))).sum())
+    return stat, len(iu[0])
 
 
 def _uniformity(n: int, seed: int) -> None:

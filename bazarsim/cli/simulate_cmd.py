@@ -73,12 +73,12 @@ def simulate_command(
     sim = Simulation(deals=deals, seed=seed, ruleset=rs, constraints=cons,
                      dealer=parse_dealer(dealer), kinds=parse_kinds(kinds, rs), chunk=chunk,
                      compression=compression, columns=columns)
-    rate = sim.dealer_obj.check_feasible() if cons.predicates.shape[0] else 1.0
-    if not quiet and rate < 1.0:
-        typer.echo(f"constraints accept {100 * rate:.3g}% of candidate deals "
-                   f"(about {1 / rate:,.0f} candidates a deal)", err=True)
     with deal_progress(quiet, "simulate") as update:
         summary = sim.run(out, progress=update)
+    rate = sim.acceptance
+    if not quiet and rate < 1.0:
+        typer.echo(f"constraints accepted {100 * rate:.3g}% of candidate deals in a pilot "
+                   f"(about {1 / rate:,.1f} candidates a deal)")
     if not quiet:
         typer.echo(
             f"{summary['deals']:,} deals in {out}/ ({summary['written']:,} written now, "
