@@ -18,8 +18,8 @@ Deal number ``x = (a * 12870 + b) * 12870 + c`` (12870 = C(16, 8)):
 Decoding is a few table lookups (:data:`SUB16` lists the 16-bit masks by size, then
 value) and bit deposits done a byte at a time through 256 x 256 tables, so it has no
 long dependency chain: that is what lets the dealer reach tens of millions of deals
-per second. Number 0 gives North-South all spades and hearts (North the spades),
-East-West the diamonds and clubs (East the diamonds).
+per second. Number 0 gives North the diamonds, South the clubs, East the spades and
+West the hearts (North-South hold no low card: ``k = 0`` comes first).
 
 The module also numbers *completions* of a partly known deal (the constrained dealer
 uses them): the unseen cards, in card order, are a string of seats with each seat's
