@@ -218,3 +218,28 @@ def test_unsatisfiable_and_rare_constraints_report_instead_of_hanging():
     ok = parse_constraints([], ["len(N,S)>=4"])
     rate = Dealer(1, ok).check_feasible(trials=100_000)
     assert 0.075 < rate < 0.09  # exact: 865,085 / 10,518,300 = 0.0822
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.permutations(list(range(32))), st.lists(st.integers(0, 8), min_size=4, max_size=4),
+       st.integers(0, 2**64 - 1))
+def test_any_fixed_cards_stay_and_deals_match_reference(order, sizes, seed):
+    """Random cards fixed to random seats: valid deals, fixed cards in place, reference."""
+    fixed = [0, 0, 0, 0]
+    pos = 0
+    for s in range(4):
+        for c in order[pos:pos + sizes[s]]:
+            fixed[s] |= 1 << c
+        pos += sizes[s]
+    from bazarsim.cards import format_cards
+
+    c = parse_constraints([f"{'NESW'[s]}:{format_cards(fixed[s])}" for s in range(4)
+                           if fixed[s]])
+    batch = Dealer(seed, c).deal(10, 5)
+    assert valid_deals(batch.hands)
+    for s in range(4):
+        assert ((batch.hands[:, s] & np.uint32(fixed[s])) == np.uint32(fixed[s])).all()
+    for j in range(5):
+        hands, _x = ref.deal(seed, 10 + j, tuple(fixed))
+        assert list(map(int, batch.hands[j])) == hands
+        assert batch.numbers[j] == ref.number_of_deal(hands)
