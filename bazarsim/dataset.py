@@ -8,7 +8,9 @@ is either whole or absent. Restarting the same command scans the parts present a
 deals only the missing ranges: since deal ``i`` depends only on ``(seed, i)`` the
 result is the same dataset whatever was interrupted, and whatever the chunk size or
 thread count. ``_run.json`` records the run's parameters; a different command on the
-same directory is refused. Memory is bounded by the chunk size (at most two chunks in
+same directory is refused. ``first`` starts the run at another index, so shards of one
+seed (disjoint index ranges, run anywhere) read together give the same rows as one
+run. Memory is bounded by the chunk size (at most two chunks in
 flight: one being written while the next is computed).
 
 Columns (one row per deal):
@@ -107,10 +109,13 @@ class Simulation:
     chunk: int = DEFAULT_CHUNK
     compression: str = "zstd"
     columns: str = "full"
+    first: int = 0  # first deal index: shards of one seed are runs over disjoint ranges
 
     def __post_init__(self):
         if self.deals < 0:
             raise BazarsimError(f"--deals {self.deals}: must be >= 0")
+        if self.first < 0:
+            raise BazarsimError(f"--first {self.first}: must be >= 0")
         if self.chunk < 1:
             raise BazarsimError(f"--chunk {self.chunk}: must be >= 1")
         if self.columns not in COLUMN_SETS:
@@ -130,6 +135,7 @@ class Simulation:
             "schema_version": SCHEMA_VERSION,
             "seed": self.seed,
             "deals": self.deals,
+            "first": self.first,
             "ruleset": self.ruleset.name,
             "options": {k: _plain(v) for k, v in self.ruleset.options().items()},
             "constraints": self.constraints.as_dict(),
@@ -189,21 +195,20 @@ class Simulation:
 
     # ------------------------------------------------------------------ files
     def missing_ranges(self, out: Path) -> list[tuple[int, int]]:
-        """Index ranges of ``[0, deals)`` not yet covered by part files in ``out``."""
+        """Index ranges of ``[first, first + deals)`` not yet covered by parts in ``out``."""
         covered = sorted(existing_parts(out))
-        gaps, pos = [], 0
+        end = self.first + self.deals
+        gaps, pos = [], self.first
         for a, b in covered:
-            if a < pos:
-                raise BazarsimError(f"{out}: part files overlap at index {a}; "
-                                    "the directory was modified by hand")
-            if b > self.deals:
-                raise BazarsimError(f"{out}: holds deals up to {b}, more than --deals "
-                                    f"{self.deals}")
+            if a < pos or b > end:
+                raise BazarsimError(f"{out}: part {part_name(a, b)} overlaps another part or "
+                                    f"lies outside {self.first}..{end}; the directory was "
+                                    "modified by hand")
             if a > pos:
                 gaps.append((pos, a))
             pos = b
-        if pos < self.deals:
-            gaps.append((pos, self.deals))
+        if pos < end:
+            gaps.append((pos, end))
         return gaps
 
     def prepare(self, out: Path) -> None:

@@ -154,3 +154,13 @@ def test_lean_columns_are_a_subset_of_full(tmp_path):
     pd.testing.assert_frame_equal(lean, full[list(lean.columns)])
     with pytest.raises(BazarsimError, match="differs in: columns"):
         Simulation(deals=3000, seed=6, columns="full").run(tmp_path / "lean")
+
+
+def test_shards_of_one_seed_add_up_to_the_whole_run(tmp_path):
+    Simulation(deals=5000, seed=8, kinds=(4,), chunk=2000).run(tmp_path / "whole")
+    Simulation(deals=3100, seed=8, kinds=(4,), chunk=1000).run(tmp_path / "a")
+    Simulation(deals=1900, seed=8, kinds=(4,), chunk=700, first=3100).run(tmp_path / "b")
+    both = pd.concat([read_dataframe(tmp_path / "a"), read_dataframe(tmp_path / "b")],
+                     ignore_index=True)
+    pd.testing.assert_frame_equal(both, read_dataframe(tmp_path / "whole"))
+    assert part_metadata(part_files(tmp_path / "b")[0])["first"] == 3100

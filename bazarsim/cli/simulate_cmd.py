@@ -34,10 +34,14 @@ def parse_kinds(text: str | None, ruleset) -> tuple[int, ...] | None:
 
 @command("simulate")
 def simulate_command(
-    deals: Annotated[int, typer.Option("--deals", "-n", help="Number of deals (indices 0..N-1).")],
+    deals: Annotated[int, typer.Option("--deals", "-n", help="Number of deals (indices "
+                                       "FIRST .. FIRST+N-1).")],
     out: Annotated[Path, typer.Option("--out", help="Dataset directory (created; resumed if "
                                       "it holds a part of this same run).")],
     seed: Annotated[int, typer.Option("--seed", "-s", help="Seed (0 .. 2^64-1).")] = 0,
+    first: Annotated[int, typer.Option("--first", help="First deal index (shards: run "
+                                       "disjoint index ranges of one seed anywhere, then "
+                                       "read the part files together).")] = 0,
     dealer: Annotated[str, typer.Option("--dealer", help="Dealer seat N E S W, or 'rotate' "
                                         "(index mod 4).")] = "rotate",
     ruleset: RulesetOpt = "bazar",
@@ -72,7 +76,7 @@ def simulate_command(
         raise BazarsimError(f"bad --compression {compression!r}: zstd, lz4, snappy or none")
     sim = Simulation(deals=deals, seed=seed, ruleset=rs, constraints=cons,
                      dealer=parse_dealer(dealer), kinds=parse_kinds(kinds, rs), chunk=chunk,
-                     compression=compression, columns=columns)
+                     compression=compression, columns=columns, first=first)
     with deal_progress(quiet, "simulate") as update:
         summary = sim.run(out, progress=update)
     rate = sim.acceptance
