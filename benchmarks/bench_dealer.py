@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+import time
 
 import numpy as np
 
@@ -30,6 +31,17 @@ class NumpyDealer:
     def deal(self, start: int, n: int) -> DealBatch:
         hands = numpy_deal(np.random.default_rng([self.seed, start]), n)
         return DealBatch(start, hands, deal_numbers(hands), np.ones(n, np.int64))
+
+
+def _cpu_time(fn, repeats: int) -> float:
+    """Median process CPU time of ``fn()`` (all threads), after one warm-up call."""
+    fn()
+    times = []
+    for _ in range(repeats):
+        t0 = time.process_time()
+        fn()
+        times.append(time.process_time() - t0)
+    return sorted(times)[len(times) // 2]
 
 
 def _evaluate(hands: np.ndarray, t, kinds) -> None:
@@ -74,8 +86,12 @@ def collect(quick: bool) -> list[dict]:
     for threads in (1, 2):
         with numba_threads(threads):
             rate = n / median_time(lambda: dealer.deal(0, n), repeats=repeats)
+            cpu = n / _cpu_time(lambda: dealer.deal(0, n), repeats)
         rows.append(row(GROUP, f"generate: Numba dealer, {threads} thread(s)", rate, "deals/s",
                         f"{rate / numpy_rate:.1f}x NumPy; with deal numbers"))
+        rows.append(row(GROUP, f"generate: Numba dealer, {threads} thread(s), per CPU-second",
+                        cpu, "deals/cpu-s", "deals per second of CPU time used: the rate "
+                        "per free core when the machine is shared"))
     for label, kinds in (("H", (1,)), ("all 6 kinds", tuple(rs.kinds))):
         np_rate = n / median_time(
             lambda kinds=kinds: _evaluate(numpy_deal(np.random.default_rng(2), n), t, kinds),
