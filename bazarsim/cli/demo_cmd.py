@@ -7,12 +7,14 @@ to open it in pandas.
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from ..dataset import Simulation
+from ..dataset import Simulation, read_manifest
+from ..errors import BazarsimError
 from ..rulesets import get_ruleset
 from .common import Format, command
 from .progress import deal_progress
@@ -36,6 +38,14 @@ def demo_command(
     typer.echo(f"Simulating {deals:,} deals (seed {seed}, ruleset bazar, all contract kinds) "
                f"into {out}/ ...")
     sim = Simulation(deals=deals, seed=seed, ruleset=rs)
+    if out.exists() and out.name.startswith("demo-"):
+        try:
+            old = read_manifest(out)
+        except BazarsimError:
+            old = None
+        if old != sim.params():  # an older demo (other version or options): start afresh
+            typer.echo(f"Replacing {out}/: it holds an older demo dataset.")
+            shutil.rmtree(out)
     with deal_progress(quiet, "simulate") as update:
         summary = sim.run(out, progress=update)
     if summary["written"]:
