@@ -110,6 +110,7 @@ def hand_features(ruleset) -> dict[str, Callable[[np.ndarray], np.ndarray]]:
     return feats
 
 
+HAND_INDEPENDENT = {"dealer", "seed"}  # grouping by these keeps the exact odds valid
 TABLE_FROM_HAND = {  # table feature -> hand feature held by some seat
     "kq_trump_at_table": "kq_trump",
     "jack_nine_trump_at_table": "jack_nine_trump",
@@ -173,6 +174,8 @@ def frequency_table(out: str | Path, by: str | None = None, confidence: float = 
     ruleset = get_ruleset(manifest["ruleset"], **manifest["options"])
     if manifest["constraints"]["fix"] or manifest["constraints"]["where"]:
         exact = {}  # constrained deals: unconditional exact odds do not apply
+    elif by is not None and by not in HAND_INDEPENDENT:
+        exact = {}  # grouped by an outcome of the hands: the odds are conditional
     else:
         exact = exact_odds(ruleset)
     kinds = manifest["kinds"]

@@ -19,9 +19,14 @@ from rich.text import Text
 
 
 class DealRateColumn(ProgressColumn):
+    """Deals per second since the bar started (deals found already done are not counted)."""
+
     def render(self, task) -> Text:
-        speed = task.finished_speed or task.speed
-        return Text("-- deals/s" if speed is None else f"{speed:,.0f} deals/s")
+        elapsed = task.finished_time if task.finished else task.elapsed
+        done = task.completed - task.fields.get("initial", 0)
+        if not elapsed or done <= 0:
+            return Text("-- deals/s")
+        return Text(f"{done / elapsed:,.0f} deals/s")
 
 
 @contextmanager
@@ -34,13 +39,11 @@ def deal_progress(quiet: bool, label: str) -> Iterator[Callable[[int, int], None
                         TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
                         console=Console(stderr=True), transient=False)
     task = None
-    first: list[int] = []
 
     def update(done: int, total: int) -> None:
         nonlocal task
         if task is None:
-            first.append(done)
-            task = progress.add_task(label, total=total, completed=done)
+            task = progress.add_task(label, total=total, completed=done, initial=done)
         else:
             progress.update(task, completed=done)
 
