@@ -13,10 +13,9 @@ deals (or of completions of the fixed cards), by Lemire's multiply-and-reject me
 used). With nothing fixed, ``x`` is a deal number, decoded by
 :func:`bazarsim.dealnum.decode_deal` (a few table lookups, no long dependency chain):
 the deal's number is ``x`` itself and uniformity over deals follows from uniformity of
-``x``. With fixed cards, ``x`` numbers a completion: only the unseen cards are decoded
-(card by card, into the seats' remaining room), so fixed cards cost nothing; that
-decoder is a chain of dependent lookups, so ``LANES`` deals are decoded side by side
-for the CPU to overlap them.
+``x``. With fixed cards, three draws give the three independent parts of a completion
+number (:func:`bazarsim.dealnum.decode_completion_parts`, the same scheme over the
+unseen cards): only the unseen cards are placed, so fixed cards cost nothing.
 
 Predicates (:mod:`bazarsim.constraints`) are checked inside the kernel; a rejected deal
 draws again from the same ``(s, i)`` stream (next ``k``), so deal ``i`` is the first
@@ -41,16 +40,16 @@ from .constraints import (
 )
 from .dealnum import (
     C16,
-    COUNT,
     OFF,
     PDEP8,
     START16,
     SUB16,
-    THRESH,
+    completion_count,
+    completion_params,
+    completion_parts,
     deal_numbers,
+    decode_completion_parts,
     decode_deal,
-    state_of,
-    unrank_step,
 )
 from .errors import BazarsimError
 from .evaluate import _hand
@@ -65,8 +64,6 @@ K_BITS = 20
 MAX_TRIES = (1 << K_BITS) - 1  # candidates per deal before giving up (draws, not deals)
 MAX_INDEX = 1 << (64 - K_BITS)
 MIN_ACCEPTANCE = 1e-4  # below this, per-deal retries could run out: refuse, report the rate
-LANES = 8
-BLOCK = 2048
 
 
 # --------------------------------------------------------------------------- generator
@@ -175,31 +172,6 @@ def accepts(h0, h1, h2, h3, preds, T):
 # --------------------------------------------------------------------------- kernel
 
 
-@nb.njit(cache=True, inline="always")
-def compress_even(x):
-    """Gather the 32 even bits of a 64-bit word into 32 bits (bit 2c -> bit c)."""
-    x = np.uint64(x) & np.uint64(0x5555555555555555)
-    x = (x | (x >> np.uint64(1))) & np.uint64(0x3333333333333333)
-    x = (x | (x >> np.uint64(2))) & np.uint64(0x0F0F0F0F0F0F0F0F)
-    x = (x | (x >> np.uint64(4))) & np.uint64(0x00FF00FF00FF00FF)
-    x = (x | (x >> np.uint64(8))) & np.uint64(0x0000FFFF0000FFFF)
-    x = (x | (x >> np.uint64(16))) & np.uint64(0x00000000FFFFFFFF)
-    return np.uint32(x)
-
-
-@nb.njit(cache=True, inline="always")
-def seat_string_hands(S, dealt, fixed):
-    """Hands N E S W from a seat string (2 bits per card, bit pair 2c = seat of card c)."""
-    lo = np.uint64(S)
-    hi = lo >> np.uint64(1)
-    d = np.uint32(dealt)
-    h0 = (compress_even(~lo & ~hi) & d) | np.uint32(fixed[0])
-    h1 = (compress_even(lo & ~hi) & d) | np.uint32(fixed[1])
-    h2 = (compress_even(~lo & hi) & d) | np.uint32(fixed[2])
-    h3 = (compress_even(lo & hi) & d) | np.uint32(fixed[3])
-    return h0, h1, h2, h3
-
-
 @nb.njit(parallel=True, cache=True)
 def deal_free_kernel(key, start, total, reject_below, preds, T, sub16, start16, c16, off, pdep8,
                      out_hands, out_x, out_tries):
@@ -225,90 +197,54 @@ def deal_free_kernel(key, start, total, reject_below, preds, T, sub16, start16, 
         out_tries[i] = k if ok else MAX_TRIES
 
 
-@nb.njit(parallel=True, cache=True)
-def deal_fixed_kernel(key, start, cards, state0, total, reject_below, fixed, preds, T, thresh,
-                out_hands, out_x, out_tries):
-    """Deals ``start .. start + n - 1`` around fixed cards into ``out_hands[n, 4]``.
-
-    Each draw numbers a completion (the unseen cards' seats), decoded card by card;
-    ``LANES`` deals are decoded side by side so their dependent chains overlap.
-    ``out_x``: each deal's completion number;
-    ``out_tries``: draws used (>= 1; ``MAX_TRIES`` means the deal failed its predicates).
-    """
-    n = out_hands.shape[0]
-    nblocks = (n + BLOCK - 1) // BLOCK
-    dealt = np.uint32(0)
-    for c in cards:
-        dealt |= np.uint32(1) << np.uint32(c)
-    for blk in nb.prange(nblocks):
-        a = blk * BLOCK
-        b = min(n, a + BLOCK)
-        xs = np.zeros(LANES, np.int64)
-        x0 = np.zeros(LANES, np.int64)
-        sts = np.zeros(LANES, np.int64)
-        ks = np.zeros(LANES, np.int64)
-        ss = np.zeros(LANES, np.uint64)
-        pending = np.zeros(LANES, np.bool_)
-        for g in range(a, b, LANES):
-            cnt = min(LANES, b - g)
-            for lane in range(LANES):
-                ks[lane] = 0
-                pending[lane] = lane < cnt
-                x0[lane] = 0
-            npend = cnt
-            while npend > 0:
-                for lane in range(cnt):
-                    if pending[lane]:
-                        x, k = draw_below(key, start + g + lane, ks[lane], total, reject_below)
-                        x0[lane] = x
-                        ks[lane] = k
-                for lane in range(LANES):
-                    xs[lane] = x0[lane]
-                    sts[lane] = state0
-                    ss[lane] = 0
-                for c in cards:
-                    shift = np.uint64(2 * c)
-                    for lane in range(LANES):  # independent chains: the CPU overlaps them
-                        seat, xn, sn = unrank_step(xs[lane], sts[lane], thresh)
-                        xs[lane] = xn
-                        sts[lane] = sn
-                        ss[lane] |= np.uint64(seat) << shift
-                for lane in range(cnt):
-                    if not pending[lane]:
-                        continue
-                    h0, h1, h2, h3 = seat_string_hands(ss[lane], dealt, fixed)
-                    ok = accepts(h0, h1, h2, h3, preds, T)
-                    if ok or ks[lane] >= MAX_TRIES:
-                        i = g + lane
-                        out_hands[i, 0] = h0
-                        out_hands[i, 1] = h1
-                        out_hands[i, 2] = h2
-                        out_hands[i, 3] = h3
-                        out_x[i] = x0[lane]
-                        out_tries[i] = ks[lane] if ok else MAX_TRIES
-                        pending[lane] = False
-                        npend -= 1
+@nb.njit(cache=True, inline="always")
+def draw_completion(key, i, k, sizes, rejects):
+    """A uniform completion ``(a, b, c)`` from three draws (no 64-bit division needed)."""
+    a, k = draw_below(key, i, k, sizes[0], rejects[0])
+    b, k = draw_below(key, i, k, sizes[1], rejects[1])
+    c, k = draw_below(key, i, k, sizes[2], rejects[2])
+    return a, b, c, k
 
 
 @nb.njit(parallel=True, cache=True)
-def pilot_kernel(key, trials, cards, state0, total, reject_below, fixed, preds, T, thresh):
+def deal_fixed_kernel(key, start, sizes, rejects, cp, fixed, preds, T, sub16, start16, pdep8,
+                      out_hands, out_x, out_tries):
+    """Deals ``start .. start + n - 1`` around fixed cards: the draws give a completion
+    ``(a, b, c)`` (:func:`bazarsim.dealnum.decode_completion_parts`), uniform because its
+    parts are independent and uniform; only the unseen cards are placed. ``out_x`` is the
+    completion number ``(a * sizes[1] + b) * sizes[2] + c``."""
+    npred = preds.shape[0]
+    f0 = np.uint32(fixed[0])
+    f1 = np.uint32(fixed[1])
+    f2 = np.uint32(fixed[2])
+    f3 = np.uint32(fixed[3])
+    for i in nb.prange(out_hands.shape[0]):
+        a, b, c, k = draw_completion(key, start + i, 0, sizes, rejects)
+        h0, h1, h2, h3 = decode_completion_parts(a, b, c, cp, sub16, start16, pdep8)
+        ok = True
+        if npred:
+            ok = accepts(h0 | f0, h1 | f1, h2 | f2, h3 | f3, preds, T)
+            while not ok and k < MAX_TRIES:
+                a, b, c, k = draw_completion(key, start + i, k, sizes, rejects)
+                h0, h1, h2, h3 = decode_completion_parts(a, b, c, cp, sub16, start16, pdep8)
+                ok = accepts(h0 | f0, h1 | f1, h2 | f2, h3 | f3, preds, T)
+        out_hands[i, 0] = h0 | f0
+        out_hands[i, 1] = h1 | f1
+        out_hands[i, 2] = h2 | f2
+        out_hands[i, 3] = h3 | f3
+        out_x[i] = (a * np.int64(sizes[1]) + b) * np.int64(sizes[2]) + c
+        out_tries[i] = k if ok else MAX_TRIES
+
+
+@nb.njit(parallel=True, cache=True)
+def pilot_kernel(key, trials, sizes, rejects, cp, fixed, preds, T, sub16, start16, pdep8):
     """How many of ``trials`` single candidates meet the predicates (acceptance rate)."""
     hits = 0
     for i in nb.prange(trials):
-        x, _k = draw_below(key, i, 0, total, reject_below)
-        state = state0
-        h0 = np.uint32(fixed[0])
-        h1 = np.uint32(fixed[1])
-        h2 = np.uint32(fixed[2])
-        h3 = np.uint32(fixed[3])
-        for c in cards:
-            seat, x, state = unrank_step(x, state, thresh)
-            bit = np.uint32(1) << np.uint32(c)
-            h0 |= bit if seat == 0 else np.uint32(0)
-            h1 |= bit if seat == 1 else np.uint32(0)
-            h2 |= bit if seat == 2 else np.uint32(0)
-            h3 |= bit if seat == 3 else np.uint32(0)
-        if accepts(h0, h1, h2, h3, preds, T):
+        a, b, c, _k = draw_completion(key, i, 0, sizes, rejects)
+        h0, h1, h2, h3 = decode_completion_parts(a, b, c, cp, sub16, start16, pdep8)
+        if accepts(h0 | np.uint32(fixed[0]), h1 | np.uint32(fixed[1]),
+                   h2 | np.uint32(fixed[2]), h3 | np.uint32(fixed[3]), preds, T):
             hits += 1
     return hits
 
@@ -348,9 +284,11 @@ class Dealer:
         c = self.constraints
         self.key = np.uint64(seed_key(np.uint64(self.seed)))
         self.fixed = np.array(c.fixed, np.uint32)
-        self.cards = np.array([b for b in range(32) if not (c.fixed_mask >> b) & 1], np.uint8)
-        self.state0 = state_of([8 - int(h).bit_count() for h in c.fixed])
-        self.total = int(COUNT[self.state0])
+        self.cp = completion_params(c.fixed)
+        self.total = completion_count(self.cp)
+        parts = completion_parts(self.cp)
+        self.sizes = np.array(parts, np.uint64)
+        self.rejects = np.array([(2**64) % n for n in parts], np.uint64)
         self.reject_below = np.uint64((2**64) % self.total)
         self.preds = c.predicates
         self.tables = rule_tables(self.ruleset)
@@ -368,9 +306,9 @@ class Dealer:
         xs = np.empty(n, np.int64)
         tries = np.empty(n, np.int32)
         if self.has_fixed:
-            deal_fixed_kernel(self.key, np.int64(start), self.cards, np.int64(self.state0),
-                              np.uint64(self.total), self.reject_below, self.fixed, self.preds,
-                              self.tables, THRESH, hands, xs, tries)
+            deal_fixed_kernel(self.key, np.int64(start), self.sizes, self.rejects, self.cp,
+                              self.fixed, self.preds, self.tables, SUB16, START16, PDEP8,
+                              hands, xs, tries)
         else:
             deal_free_kernel(self.key, np.int64(start), np.uint64(self.total), self.reject_below,
                              self.preds, self.tables, SUB16, START16, C16, OFF, PDEP8, hands,
@@ -391,9 +329,8 @@ class Dealer:
         if self.preds.shape[0] == 0:
             return 1.0, trials, trials
         key = np.uint64(seed_key(np.uint64(self.seed ^ 0x5A5A5A5A5A5A5A5A)))
-        hits = pilot_kernel(key, np.int64(trials), self.cards, np.int64(self.state0),
-                            np.uint64(self.total), self.reject_below, self.fixed, self.preds,
-                            self.tables, THRESH)
+        hits = pilot_kernel(key, np.int64(trials), self.sizes, self.rejects, self.cp,
+                            self.fixed, self.preds, self.tables, SUB16, START16, PDEP8)
         return hits / trials, int(hits), trials
 
     def check_feasible(self, trials: int = 1_000_000) -> float:

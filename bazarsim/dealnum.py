@@ -21,12 +21,12 @@ long dependency chain: that is what lets the dealer reach tens of millions of de
 per second. Number 0 gives North the diamonds, South the clubs, East the spades and
 West the hearts (North-South hold no low card: ``k = 0`` comes first).
 
-The module also numbers *completions* of a partly known deal (the constrained dealer
-uses them): the unseen cards, in card order, are a string of seats with each seat's
-remaining room; its number is the string's rank in lexicographic order, decoded card by
-card with ``THRESH[state, s]`` = the number of completions in which the current card
-goes to a seat at most ``s``. A state is the vector of remaining capacities
-``(rN, rE, rS, rW)``, coded ``rN*729 + rE*81 + rS*9 + rW`` (each 0..8).
+The same scheme numbers the *completions* of a partly known deal (fixed cards): the
+``m`` unseen cards, in card order, are positions ``0 .. m-1``; with ``r_s`` cards still
+to go to seat ``s`` and ``p = r_N + r_S``, a completion is
+``x = (a * C(p, r_N) + b) * C(m - p, r_E) + c``: ``a`` picks North-South's ``p``
+positions (low half = the first ``min(m, 16)`` positions, as above), ``b`` North's among
+them, ``c`` East's among East-West's. With nothing fixed this *is* the deal number.
 """
 
 from __future__ import annotations
@@ -40,121 +40,12 @@ from .bitops import popcount32
 from .cards import HAND_SIZE
 from .errors import BazarsimError
 
-STATE_STRIDE = np.array([729, 81, 9, 1], dtype=np.int64)
-N_STATES = 9**4
-FULL_STATE = 8 * (729 + 81 + 9 + 1)
 N_DEALS = factorial(32) // factorial(8) ** 4  # 99,561,092,450,391,000
 HALF = 12870  # C(16, 8)
 
 
-def state_of(capacities) -> int:
-    """State code of remaining capacities ``(rN, rE, rS, rW)``, each 0..8."""
-    return int(sum(int(c) * int(s) for c, s in zip(capacities, STATE_STRIDE, strict=True)))
-
-
-def multinomial(counts) -> int:
-    """Number of ways to deal ``sum(counts)`` distinct cards into piles of ``counts``."""
-    out = factorial(sum(counts))
-    for c in counts:
-        out //= factorial(c)
-    return out
-
-
-def _build_tables() -> tuple[np.ndarray, np.ndarray]:
-    count = np.zeros(N_STATES, np.int64)
-    thresh = np.zeros((N_STATES, 4), np.int64)
-    for code in range(N_STATES):
-        r = [(code // int(s)) % 9 for s in STATE_STRIDE]
-        count[code] = multinomial(r)
-        acc = 0
-        for s in range(4):
-            if r[s] > 0:
-                r[s] -= 1
-                acc += multinomial(r)
-                r[s] += 1
-            thresh[code, s] = acc
-    count.setflags(write=False)
-    thresh.setflags(write=False)
-    return count, thresh
-
-
-COUNT, THRESH = _build_tables()
-
-
-# --------------------------------------------------------------------------- completions
-
-
-@nb.njit(cache=True, inline="always")
-def unrank_step(x, state, thresh):
-    """Seat of the next card for completion number ``x`` in ``state``.
-
-    Returns ``(seat, x', state')``. Branch-free: three compares against the state's
-    cumulative counts (a seat with no room has an empty interval, so the compares are
-    monotone and ``seat`` is their sum).
-    """
-    t0 = thresh[state, 0]
-    t1 = thresh[state, 1]
-    t2 = thresh[state, 2]
-    b0 = np.int64(x >= t0)
-    b1 = np.int64(x >= t1)
-    b2 = np.int64(x >= t2)
-    seat = b0 + b1 + b2
-    sub = b0 * t0 + b1 * (t1 - t0) + b2 * (t2 - t1)
-    stride = np.int64(729) - b0 * 648 - b1 * 72 - b2 * 8  # 729 81 9 1
-    return seat, x - sub, state - stride
-
-
-@nb.njit(cache=True)
-def unrank_kernel(numbers, cards, state0, fixed, thresh, out):
-    """Deals ``out[n, 4]`` for completion numbers; ``cards`` are the unseen cards in
-    order, ``state0`` the seats' capacities, ``fixed[4]`` the known cards per seat."""
-    for i in range(numbers.shape[0]):
-        x = np.int64(numbers[i])
-        state = np.int64(state0)
-        h0 = np.uint32(fixed[0])
-        h1 = np.uint32(fixed[1])
-        h2 = np.uint32(fixed[2])
-        h3 = np.uint32(fixed[3])
-        for c in cards:
-            seat, x, state = unrank_step(x, state, thresh)
-            bit = np.uint32(1) << np.uint32(c)
-            if seat == 0:
-                h0 |= bit
-            elif seat == 1:
-                h1 |= bit
-            elif seat == 2:
-                h2 |= bit
-            else:
-                h3 |= bit
-        out[i, 0] = h0
-        out[i, 1] = h1
-        out[i, 2] = h2
-        out[i, 3] = h3
-
-
-@nb.njit(cache=True, inline="always")
-def rank_one(h0, h1, h2, h3, cards, state0, thresh):
-    """Completion number of one deal (its unseen ``cards`` in order)."""
-    x = np.int64(0)
-    state = np.int64(state0)
-    for c in cards:
-        b = np.uint32(c)
-        s1 = np.int64((np.uint32(h1) >> b) & np.uint32(1))
-        s2 = np.int64((np.uint32(h2) >> b) & np.uint32(1))
-        s3 = np.int64((np.uint32(h3) >> b) & np.uint32(1))
-        seat = s1 + 2 * s2 + 3 * s3
-        if seat > 0:
-            x += thresh[state, seat - 1]
-        state -= 729 if seat == 0 else (81 if seat == 1 else (9 if seat == 2 else 1))
-    return x
-
-
-@nb.njit(parallel=True, cache=True)
-def rank_kernel(deals, cards, state0, thresh, out):
-    """Completion numbers of ``deals[n, 4]`` (parallel over deals)."""
-    for i in nb.prange(deals.shape[0]):
-        out[i] = rank_one(deals[i, 0], deals[i, 1], deals[i, 2], deals[i, 3], cards, state0,
-                          thresh)
+def binom(n: int, k: int) -> int:
+    return comb(n, k) if 0 <= k <= n else 0
 
 
 # --------------------------------------------------------------------------- deal numbers
@@ -268,6 +159,102 @@ def encode_kernel(deals, rank16, c16, off, pext8, out):
     for i in nb.prange(deals.shape[0]):
         out[i] = encode_deal(deals[i, 0], deals[i, 1], deals[i, 2], deals[i, 3], rank16, c16,
                              off, pext8)
+
+
+@nb.njit(cache=True, inline="always")
+def _deposit32(p, m, pdep8):
+    """Bits of ``p`` (low first) placed on the set bits of the 32-bit mask ``m``."""
+    m = np.int64(m)
+    p = np.int64(p)
+    out = np.int64(0)
+    for byte in range(4):
+        mb = (m >> (8 * byte)) & 255
+        out |= np.int64(pdep8[mb, p & 255]) << (8 * byte)
+        p >>= popcount32(np.uint32(mb))
+    return out
+
+
+# Completion parameters (int64[8 + 18 + 17]): see completion_params.
+CP_UNSEEN, CP_M1, CP_P, CP_RN, CP_RE, CP_CN, CP_CE, CP_M2 = range(8)
+CP_OFF = 8  # 18 entries: OFF[j] = completions' a-values with fewer than j low positions
+CP_C2 = 26  # 17 entries: C(m2, p - j)
+
+
+def completion_params(fixed) -> np.ndarray:
+    """Parameters of the completion decoder for fixed cards ``fixed[4]`` (N E S W)."""
+    known = 0
+    for h in fixed:
+        known |= int(h)
+    unseen = 0xFFFFFFFF & ~known
+    room = [8 - int(h).bit_count() for h in fixed]
+    m = unseen.bit_count()
+    m1 = min(m, 16)
+    m2 = m - m1
+    p = room[0] + room[2]
+    out = np.zeros(CP_C2 + 17, np.int64)
+    out[CP_UNSEEN] = unseen
+    out[CP_M1], out[CP_M2], out[CP_P], out[CP_RN], out[CP_RE] = m1, m2, p, room[0], room[1]
+    out[CP_CN] = binom(p, room[0])
+    out[CP_CE] = binom(m - p, room[1])
+    acc = 0
+    for j in range(17):
+        out[CP_OFF + j] = acc
+        acc += binom(m1, j) * binom(m2, p - j)
+        out[CP_C2 + j] = binom(m2, p - j)
+    out[CP_OFF + 17] = acc
+    return out
+
+
+def completion_count(params: np.ndarray) -> int:
+    return int(params[CP_OFF + 17]) * int(params[CP_CN]) * int(params[CP_CE])
+
+
+def completion_parts(params: np.ndarray) -> tuple[int, int, int]:
+    """Sizes of the three parts ``a, b, c`` of a completion number."""
+    return int(params[CP_OFF + 17]), int(params[CP_CN]), int(params[CP_CE])
+
+
+@nb.njit(cache=True, inline="always")
+def decode_completion_parts(a, b, c, cp, sub16, start16, pdep8):
+    """Completion ``(a, b, c)`` -> the dealt part of each hand ``(N, E, S, W)`` (fixed
+    cards not included): the :func:`decode_deal` scheme over the unseen cards."""
+    a = np.int64(a)
+    k = np.int64(0)
+    for q in range(1, 17):
+        k += np.int64(a >= cp[CP_OFF + q])
+    d = np.uint32(cp[CP_C2 + k])
+    r = np.uint32(a - cp[CP_OFF + k])  # < C(32, 16) < 2^30: a 32-bit division suffices
+    i = np.int64(r // d)
+    j = np.int64(r - np.uint32(i) * d)
+    p = cp[CP_P]
+    low = np.int64(sub16[start16[k] + i])
+    high = np.int64(sub16[start16[p - k] + j])
+    unseen = cp[CP_UNSEEN]
+    ns = _deposit32(low | (high << cp[CP_M1]), unseen, pdep8)
+    ew = unseen ^ ns
+    n_ = _deposit32(np.int64(sub16[start16[cp[CP_RN]] + b]), ns, pdep8)
+    e_ = _deposit32(np.int64(sub16[start16[cp[CP_RE]] + c]), ew, pdep8)
+    return np.uint32(n_), np.uint32(e_), np.uint32(ns ^ n_), np.uint32(ew ^ e_)
+
+
+@nb.njit(cache=True, inline="always")
+def decode_completion(x, cp, sub16, start16, pdep8):
+    """Completion number ``x = (a * C(p, rN) + b) * C(m - p, rE) + c`` -> dealt parts."""
+    x = np.int64(x)
+    ce = cp[CP_CE]
+    cn = cp[CP_CN]
+    t = x // ce
+    return decode_completion_parts(t // cn, t % cn, x % ce, cp, sub16, start16, pdep8)
+
+
+@nb.njit(parallel=True, cache=True)
+def decode_completion_kernel(numbers, cp, sub16, start16, pdep8, out):
+    for i in nb.prange(numbers.shape[0]):
+        h0, h1, h2, h3 = decode_completion(numbers[i], cp, sub16, start16, pdep8)
+        out[i, 0] = h0
+        out[i, 1] = h1
+        out[i, 2] = h2
+        out[i, 3] = h3
 
 
 # --------------------------------------------------------------------------- API

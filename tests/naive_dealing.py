@@ -2,9 +2,8 @@
 
 Written from the definitions in the module docstrings of ``bazarsim.dealer`` and
 ``bazarsim.dealnum``, with none of their tables or bit tricks: SplitMix64 with Python
-big integers, Lemire's reduction with an exact 128-bit product, and the lexicographic
-rank of a seat string by multinomial coefficients computed from factorials (completions),
-and deal numbers from lists of subsets, bit by bit.
+big integers, Lemire's reduction with an exact 128-bit product, and deal and completion numbers
+from explicit lists of subsets, deposited bit by bit.
 """
 
 from __future__ import annotations
@@ -40,37 +39,6 @@ def multinomial(counts) -> int:
     out = factorial(sum(counts))
     for c in counts:
         out //= factorial(c)
-    return out
-
-
-def rank_seats(seats: list[int], counts) -> int:
-    """Lexicographic rank of a seat string among strings with ``counts`` of each seat."""
-    r = list(counts)
-    x = 0
-    for s in seats:
-        for t in range(s):
-            if r[t]:
-                r[t] -= 1
-                x += multinomial(r)
-                r[t] += 1
-        r[s] -= 1
-    return x
-
-
-def unrank_seats(x: int, counts) -> list[int]:
-    r = list(counts)
-    out = []
-    for _ in range(sum(counts)):
-        for t in range(4):
-            if not r[t]:
-                continue
-            r[t] -= 1
-            n = multinomial(r)
-            if x < n:
-                out.append(t)
-                break
-            x -= n
-            r[t] += 1
     return out
 
 
@@ -136,24 +104,53 @@ def number_of_deal(hands) -> int:
 
 
 def completion(x: int, fixed) -> list[int]:
-    """Deal from completion number ``x`` of the fixed cards (unseen cards in order)."""
+    """Deal from completion number ``x`` of the fixed cards (definition in dealnum)."""
     known = fixed[0] | fixed[1] | fixed[2] | fixed[3]
     unseen = [c for c in range(32) if not known >> c & 1]
     room = [8 - int(h).bit_count() for h in fixed]
-    hands = [int(h) for h in fixed]
-    for card, seat in zip(unseen, unrank_seats(x, room), strict=True):
-        hands[seat] |= 1 << card
-    return hands
+    m, p = len(unseen), room[0] + room[2]
+    m1 = min(m, 16)
+    m2 = m - m1
+    cn, ce = comb(p, room[0]), comb(m - p, room[1])
+    a, rest = divmod(x, cn * ce)
+    b, c = divmod(rest, ce)
+
+    def size(j):  # a-values with j of NS's positions among the low m1
+        return comb(m1, j) * comb(m2, p - j) if 0 <= p - j <= m2 and j <= m1 else 0
+
+    j = 0
+    while a >= size(j):
+        a -= size(j)
+        j += 1
+    i, l_ = divmod(a, comb(m2, p - j))
+    ns_pos = masks_of_size(j)[i] | masks_of_size(p - j)[l_] << m1
+    unseen_mask = sum(1 << u for u in unseen)
+    ns = deposit(ns_pos, unseen_mask)
+    ew = unseen_mask ^ ns
+    north = deposit(masks_of_size(room[0])[b], ns)
+    east = deposit(masks_of_size(room[1])[c], ew)
+    dealt = [north, east, ns ^ north, ew ^ east]
+    return [int(fixed[s]) | dealt[s] for s in range(4)]
 
 
 def deal(seed: int, i: int, fixed=(0, 0, 0, 0), accept=None) -> tuple[list[int], int]:
     """Deal ``i`` of ``seed``: first candidate of its stream that ``accept(hands)``."""
     key = seed_key(seed)
     room = [8 - int(h).bit_count() for h in fixed]
-    total = multinomial(room)
+    m = 32 - sum(int(h).bit_count() for h in fixed)
+    p = room[0] + room[2]
+    sizes = (multinomial(room) // (comb(p, room[0]) * comb(m - p, room[1])),
+             comb(p, room[0]), comb(m - p, room[1]))
     k = 0
     while True:
-        x, k = draw_below(key, i, k, total)
-        hands = completion(x, fixed) if any(fixed) else deal_of_number(x)
+        if any(fixed):  # three draws: the parts a, b, c of the completion number
+            a, k = draw_below(key, i, k, sizes[0])
+            b, k = draw_below(key, i, k, sizes[1])
+            c, k = draw_below(key, i, k, sizes[2])
+            x = (a * sizes[1] + b) * sizes[2] + c
+            hands = completion(x, fixed)
+        else:
+            x, k = draw_below(key, i, k, multinomial(room))
+            hands = deal_of_number(x)
         if accept is None or accept(hands):
             return hands, x

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from itertools import permutations
 from math import comb
 
 import numpy as np
@@ -12,14 +11,16 @@ from hypothesis import strategies as st
 
 from bazarsim.dealnum import (
     N_DEALS,
-    THRESH,
+    PDEP8,
+    START16,
+    SUB16,
+    completion_count,
+    completion_params,
     deal_from_number,
     deal_number,
     deal_numbers,
     deals_from_numbers,
-    rank_kernel,
-    state_of,
-    unrank_kernel,
+    decode_completion_kernel,
 )
 from bazarsim.errors import BazarsimError
 
@@ -32,32 +33,40 @@ def test_count_of_deals():
     assert N_DEALS < 2**63
 
 
-@pytest.mark.parametrize("counts", [(2, 2, 2, 2), (3, 0, 2, 1), (1, 1, 1, 1), (0, 0, 0, 3)])
-def test_reference_rank_is_lexicographic_order(counts):
-    seq = [s for s in range(4) for _ in range(counts[s])]
-    ordered = sorted(set(permutations(seq)))
-    for x, p in enumerate(ordered):
-        assert ref.rank_seats(list(p), counts) == x
-        assert ref.unrank_seats(x, counts) == list(p)
+@pytest.mark.parametrize("fix", [
+    ["N:AS KS QS JS TS 9S 8S", "E:AH KH QH JH TH 9H 8H", "S:AD KD QD JD TD 9D",
+     "W:AC KC QC JC TC 9C 8C"],  # 5 unseen cards
+    ["N:AS KS QS JS TS 9S 8S 7S", "E:AH KH QH JH TH 9H", "S:AD KD QD JD TD 9D",
+     "W:AC KC QC JC TC 9C"],  # 6 unseen, North full
+    ["S:AS KS QS JS TS 9S 8S", "W:AH KH QH JH TH 9H 8H 7H", "E:AD KD QD JD TD 9D",
+     "N:AC KC QC"],  # 8 unseen
+])
+def test_completions_enumerate_every_way_once(fix):
+    """Small positions: every completion number gives a different valid deal, all of them."""
+    from bazarsim.constraints import parse_fix
+
+    fixed = parse_fix(fix)
+    cp = completion_params(fixed)
+    total = completion_count(cp)
+    room = [8 - int(h).bit_count() for h in fixed]
+    assert total == ref.multinomial(room)
+    nums = np.arange(total, dtype=np.int64)
+    out = np.empty((total, 4), np.uint32)
+    decode_completion_kernel(nums, cp, SUB16, START16, PDEP8, out)
+    out |= np.array(fixed, np.uint32)
+    assert len({tuple(r) for r in out.tolist()}) == total
+    assert ((out[:, 0] | out[:, 1] | out[:, 2] | out[:, 3]) == 0xFFFFFFFF).all()
+    assert (np.bitwise_count(out) == 8).all()
+    for x in range(total):
+        assert list(map(int, out[x])) == ref.completion(x, fixed)
 
 
-@pytest.mark.parametrize("counts", [(2, 2, 2, 2), (3, 1, 0, 2), (1, 2, 3, 2)])
-def test_completion_kernels_enumerate_small_positions_in_order(counts):
-    """Completions of a few unseen cards: every number decodes to the next string."""
-    cards = np.array([1, 5, 9, 12, 17, 22, 28, 31][: sum(counts)], np.uint8)
-    seq = [s for s in range(4) for _ in range(counts[s])]
-    ordered = sorted(set(permutations(seq)))
-    nums = np.arange(len(ordered), dtype=np.int64)
-    out = np.empty((len(ordered), 4), np.uint32)
-    unrank_kernel(nums, cards, state_of(counts), np.zeros(4, np.uint32), THRESH, out)
-    for row, p in zip(out, ordered, strict=True):
-        want = [0, 0, 0, 0]
-        for c, s in zip(cards, p, strict=True):
-            want[s] |= 1 << int(c)
-        assert list(map(int, row)) == want
-    back = np.empty(len(ordered), np.int64)
-    rank_kernel(out, cards, state_of(counts), THRESH, back)
-    assert (back == nums).all()
+def test_completion_with_nothing_fixed_is_the_deal_number():
+    nums = np.random.default_rng(9).integers(0, N_DEALS, 5000, dtype=np.int64)
+    out = np.empty((5000, 4), np.uint32)
+    decode_completion_kernel(nums, completion_params((0, 0, 0, 0)), SUB16, START16, PDEP8, out)
+    assert (out == deals_from_numbers(nums)).all()
+    assert ref.completion(int(nums[0]), (0, 0, 0, 0)) == list(map(int, out[0]))
 
 
 def test_first_and_last_deal():
@@ -81,19 +90,6 @@ def test_subset_tables_against_plain_python():
     for m, v in rng.integers(0, 256, (2000, 2)):
         assert PDEP8[m, v] == ref.deposit(int(v) & ((1 << int(m).bit_count()) - 1), int(m))
         assert PEXT8[m, v] == ref.extract(int(v), int(m))
-
-
-def test_full_deal_full_state_completion_is_also_a_bijection():
-    """The completion decoder with nothing fixed covers all deals too (other order)."""
-    nums = np.random.default_rng(9).integers(0, N_DEALS, 200, dtype=np.int64)
-    out = np.empty((200, 4), np.uint32)
-    unrank_kernel(nums, np.arange(32, dtype=np.uint8), state_of([8] * 4),
-                  np.zeros(4, np.uint32), THRESH, out)
-    back = np.empty(200, np.int64)
-    rank_kernel(out, np.arange(32, dtype=np.uint8), state_of([8] * 4), THRESH, back)
-    assert (back == nums).all()
-    seats = [[next(s for s in range(4) if int(d[s]) >> c & 1) for c in range(32)] for d in out]
-    assert [ref.rank_seats(x, (8, 8, 8, 8)) for x in seats] == nums.tolist()
 
 
 @settings(max_examples=300, deadline=None)
