@@ -74,3 +74,19 @@ def test_simulate_user_errors(tmp_path):
     r = run("simulate", "-n", "10", "--out", str(tmp_path / "x"), "--kinds", "VK",
             "-r", "bela-hr")
     assert r.exit_code == 2 and "VK" in r.output
+
+
+def test_deal_with_constraints_matches_simulate(tmp_path):
+    args = ["--fix", "S=AJ9.K7.Q.T8", "--where", "len(N,H)>=4"]
+    r = run("deal", "--seed", "5", "--index", "2", "--count", "3", "-f", "json", *args)
+    assert r.exit_code == 0, r.output
+    shown = json.loads(r.output)
+    run("simulate", "-n", "5", "--seed", "5", "--out", str(tmp_path / "c"), "--kinds", "H",
+        "--quiet", *args)
+    df = read_dataframe(tmp_path / "c")
+    for item in shown:
+        row = df[df["index"] == item["index"]].iloc[0]
+        assert int(row["number"]) == item["number"]
+        assert int(row["S"]) == item["hands"]["S"]
+    r = run("deal", "5", "--where", "len(N,H)>=4")
+    assert r.exit_code == 2 and "need --seed" in r.output

@@ -7,10 +7,12 @@ from typing import Annotated
 import typer
 
 from ..cards import SEAT_NAMES, SEATS, SUIT_SYMBOLS, format_deal, parse_deal, suit_byte
+from ..constraints import parse_constraints
 from ..dealer import Dealer
 from ..dealnum import N_DEALS, deal_from_number, deal_number
 from ..errors import BazarsimError
 from .common import command, emit_json
+from .simulate_cmd import FixOpt, WhereOpt
 
 RANKS_HIGH_FIRST = "AKQJT987"
 
@@ -51,14 +53,21 @@ def deal_command(
                                             "e.g. 'N:AKQJ.T98.7.AK Q.... ...'.")] = None,
     fmt: Annotated[str, typer.Option("--format", "-f", help="diagram, pbn or json.")]
     = "diagram",
+    fix: FixOpt = None,
+    where: WhereOpt = None,
 ) -> None:
     """Show a deal by its number or by seed and index, or number a deal given as PBN.
+
+    With --seed, --fix and --where deal under constraints, as simulate does (the same
+    seed, index and constraints give the same deals as in a simulate dataset).
 
     Deal numbers are a bijection with 0 .. 32!/(8!^4) - 1; simulate datasets store each
     deal's number, so any row can be shown again with `bazarsim deal NUMBER`.
     """
     if fmt not in ("diagram", "pbn", "json"):
         raise BazarsimError(f"bad --format {fmt!r}: diagram, pbn or json", fmt)
+    if (fix or where) and seed is None:
+        raise BazarsimError("--fix and --where need --seed (they constrain dealing)")
     given = sum(x is not None for x in (number, seed, pbn))
     if given != 1:
         raise BazarsimError("give exactly one of: a deal NUMBER, --seed (with --index), --pbn")
@@ -70,7 +79,11 @@ def deal_command(
     else:
         if count < 1:
             raise BazarsimError(f"--count {count}: must be >= 1")
-        batch = Dealer(seed).deal(index, count)
+        cons = parse_constraints(fix, where)
+        dealer = Dealer(seed, cons)
+        if cons.predicates.shape[0]:
+            dealer.check_feasible()
+        batch = dealer.deal(index, count)
         items = [(int(batch.numbers[j]), batch.hands[j], index + j) for j in range(count)]
     if fmt == "json":
         emit_json([
