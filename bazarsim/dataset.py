@@ -3,15 +3,16 @@
 A run deals indices ``0 .. N-1`` of one seed (:mod:`bazarsim.dealer`), evaluates every
 deal for each contract kind (:mod:`bazarsim.evaluate` kernels) and writes one row per
 deal. Chunks become part files ``part-<start>-<end>.parquet`` (16-digit index range
-``[start, end)``), each written to a temporary name and renamed into place, so a part
-is either whole or absent. Restarting the same command scans the parts present and
-deals only the missing ranges: since deal ``i`` depends only on ``(seed, i)`` the
-result is the same dataset whatever was interrupted, and whatever the chunk size or
-thread count. ``_run.json`` records the run's parameters; a different command on the
-same directory is refused. ``first`` starts the run at another index, so shards of one
-seed (disjoint index ranges, run anywhere) read together give the same rows as one
-run. Memory is bounded by the chunk size (at most two chunks in
-flight: one being written while the next is computed).
+``[start, end)``; a chunk is written as ``writers`` parts by parallel threads), each
+written to a temporary name and renamed into place, so a part is either whole or absent.
+Restarting the same command scans the parts present and deals only the missing
+ranges: since deal ``i`` depends only on ``(seed, i)`` the result is the same dataset
+whatever was interrupted, and whatever the chunk size or thread count. ``_run.json``
+records the run's parameters; a different command on the same directory is refused.
+``first`` starts the run at another index, so shards of one seed (disjoint index
+ranges, run anywhere) read together give the same rows as one run. Memory is bounded by
+the chunk size (at most two chunks in flight: one being written while the next is
+computed).
 
 Columns (one row per deal):
 
@@ -110,6 +111,7 @@ class Simulation:
     compression: str = "zstd"
     columns: str = "full"
     first: int = 0  # first deal index: shards of one seed are runs over disjoint ranges
+    writers: int = 2  # part files written in parallel per chunk (threads)
 
     def __post_init__(self):
         if self.deals < 0:
@@ -118,6 +120,8 @@ class Simulation:
             raise BazarsimError(f"--first {self.first}: must be >= 0")
         if self.chunk < 1:
             raise BazarsimError(f"--chunk {self.chunk}: must be >= 1")
+        if self.writers < 1:
+            raise BazarsimError(f"writers {self.writers}: must be >= 1")
         if self.columns not in COLUMN_SETS:
             raise BazarsimError(f"--columns {self.columns!r}: choose full or lean",
                                 self.columns)
@@ -189,9 +193,13 @@ class Simulation:
             if j == 0:
                 cols["redeal"] = deal_out["redeal"]
                 cols["cancelled"] = deal_out["cancelled"]
-        table = pa.table(cols)
+        return self.with_range(pa.table(cols), 0, start, end)
+
+    def with_range(self, table: pa.Table, offset: int, start: int, end: int) -> pa.Table:
+        """Rows ``offset ..`` of ``table`` for indices ``start .. end - 1``, with metadata."""
         meta = dict(self.params(), start=start, end=end, package_version=__version__)
-        return table.replace_schema_metadata({METADATA_KEY: json.dumps(meta).encode()})
+        part = table.slice(offset, end - start)
+        return part.replace_schema_metadata({METADATA_KEY: json.dumps(meta).encode()})
 
     # ------------------------------------------------------------------ files
     def missing_ranges(self, out: Path) -> list[tuple[int, int]]:
@@ -231,9 +239,12 @@ class Simulation:
         for tmp in out.glob(".tmp-*"):
             tmp.unlink()
 
-    def run(self, out: str | Path, progress: Callable[[int, int], None] | None = None,
-            threads_write: bool = True) -> dict:
-        """Write the missing parts of the dataset in ``out``; returns a summary."""
+    def run(self, out: str | Path, progress: Callable[[int, int], None] | None = None) -> dict:
+        """Write the missing parts of the dataset in ``out``; returns a summary.
+
+        Each chunk is written as ``writers`` part files by as many threads (Parquet
+        encoding releases the GIL), while the next chunk is dealt and evaluated.
+        """
         out = Path(out)
         if self.constraints.predicates.shape[0]:
             self.acceptance = self.dealer_obj.check_feasible()  # refuse, don't hang
@@ -244,33 +255,37 @@ class Simulation:
         if progress:
             progress(done_before, self.deals)
         t0 = time.perf_counter()
-        pool = ThreadPoolExecutor(1) if threads_write else None
-        pending: Future | None = None
+        pool = ThreadPoolExecutor(self.writers)
+        pending: list[Future] = []
         written = 0
         try:
             for a, b in gaps:
                 for start in range(a, b, self.chunk):
                     end = min(b, start + self.chunk)
                     table = self.chunk_table(start, end)
-                    if pending is not None:
-                        pending.result()
-                    path = out / part_name(start, end)
-                    if pool is not None:
-                        pending = pool.submit(_write_part, table, path, self.compression)
-                    else:
-                        _write_part(table, path, self.compression)
+                    for f in pending:  # at most two chunks in memory
+                        f.result()
+                    pending = [pool.submit(_write_part, self.with_range(table, s0 - start, s0, s1),
+                                           out / part_name(s0, s1), self.compression)
+                               for s0, s1 in _split(start, end, self.writers)]
                     written += end - start
                     if progress:
                         progress(done_before + written, self.deals)
-            if pending is not None:
-                pending.result()
+            for f in pending:
+                f.result()
         finally:
-            if pool is not None:
-                pool.shutdown(wait=True)
+            pool.shutdown(wait=True)
         elapsed = time.perf_counter() - t0
         return {"out": str(out), "deals": self.deals, "resumed_from": done_before,
                 "written": written, "seconds": elapsed,
                 "deals_per_second": written / elapsed if elapsed > 0 else float("nan")}
+
+
+def _split(start: int, end: int, pieces: int) -> list[tuple[int, int]]:
+    """``[start, end)`` cut into at most ``pieces`` contiguous non-empty ranges."""
+    pieces = max(1, min(pieces, end - start))
+    cuts = [start + (end - start) * k // pieces for k in range(pieces + 1)]
+    return [(cuts[k], cuts[k + 1]) for k in range(pieces)]
 
 
 def _plain(v):

@@ -55,9 +55,9 @@ def simulate_command(
                        "per seat and kind; lean: points per seat and kind plus the "
                        "declaration outcome per kind (the rest follows from the hands by bit "
                        "tests), several times faster to write.")] = "full",
-    chunk: Annotated[int, typer.Option("--chunk", help="Deals per part file; bounds memory "
-                     "(about 0.9 GB peak at 2^20 with full columns, 0.4 GB at 200,000); does "
-                     "not change the data.")] = DEFAULT_CHUNK,
+    chunk: Annotated[int, typer.Option("--chunk", help="Deals per chunk (written as two part "
+                     "files in parallel); bounds memory (about 0.9 GB peak at 2^20 with full "
+                     "columns, 0.4 GB at 200,000); does not change the data.")] = DEFAULT_CHUNK,
     compression: Annotated[str, typer.Option("--compression", help="Parquet codec: zstd, lz4, "
                            "snappy or none.")] = "zstd",
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar or summary.")]
