@@ -17,6 +17,7 @@ from . import solve_cmd  # noqa: E402,F401  isort: skip
 from . import auction_cmd  # noqa: E402,F401  isort: skip
 from . import score_cmd  # noqa: E402,F401  isort: skip
 from . import demo_cmd  # noqa: E402,F401  isort: skip
+from . import deal_cmd, simulate_cmd, table_cmd  # noqa: E402,F401  isort: skip
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -1,36 +1,65 @@
-"""``bazarsim demo``: the default job of ``make run`` (odds and an evaluation demo)."""
+"""``bazarsim demo``: the default job of ``make run``.
+
+Simulates a few million deals into ``runs/`` (a Parquet dataset, resumable), prints
+the combination-frequency table against the exact odds, where the dataset is, and how
+to open it in pandas.
+"""
 
 from __future__ import annotations
 
-import time
+import shutil
+from pathlib import Path
+from typing import Annotated
 
-import numpy as np
 import typer
 
-from ..cards import format_hand
-from ..evaluate import evaluate_hand, evaluate_hands
-from ..odds import exact_odds
-from .common import command
+from ..dataset import Simulation, read_manifest
+from ..errors import BazarsimError
+from ..rulesets import get_ruleset
+from .common import Format, command
+from .progress import deal_progress
+from .table_cmd import print_frequency_table
+
+DEMO_DEALS = 3_000_000
+DEMO_SEED = 2026
 
 
 @command("demo")
-def demo_command() -> None:
-    """Run a short default job: exact odds headlines and a hand evaluation demo."""
-    odds = exact_odds()
-    typer.echo("Exact odds (bazar):")
-    for name in ("kq_any_suit", "jack_nine_trump", "sequence_3plus", "kq_trump_at_table"):
-        typer.echo(f"  {name:<22} {100 * odds[name]:8.4f}%")
-    rng = np.random.default_rng(2026)
-    perm = np.argsort(rng.random((1_000_000, 32)), axis=1)[:, :8]  # 8 distinct cards each
-    hands = np.bitwise_or.reduce(np.left_shift(np.uint32(1), perm.astype(np.uint32)), axis=1)
-    t0 = time.perf_counter()
-    res = evaluate_hands(hands, "H")
-    dt = time.perf_counter() - t0
-    typer.echo(
-        f"Evaluated {hands.size:,} random hands for hearts in {dt:.3f} s: "
-        f"mean card points {res['points'].mean():.2f}, "
-        f"a declaration in {100 * (res['declaration_points'] > 0).mean():.2f}%"
-    )
-    example = format_hand(int(hands[0]))
-    e = evaluate_hand(example, "H")
-    typer.echo(f"Example hand {example}: {e.points} points, declarations {e.declaration_points}")
+def demo_command(
+    deals: Annotated[int, typer.Option("--deals", "-n", help="Deals to simulate.")] = DEMO_DEALS,
+    seed: Annotated[int, typer.Option("--seed", "-s", help="Seed.")] = DEMO_SEED,
+    out: Annotated[Path | None, typer.Option("--out", help="Dataset directory "
+                                             "(default runs/demo-<seed>-<deals>).")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+) -> None:
+    """Run the default job: simulate deals to Parquet, then print the frequency table."""
+    out = out or Path("runs") / f"demo-{seed}-{deals}"
+    rs = get_ruleset("bazar")
+    typer.echo(f"Simulating {deals:,} deals (seed {seed}, ruleset bazar, all contract kinds) "
+               f"into {out}/ ...")
+    sim = Simulation(deals=deals, seed=seed, ruleset=rs)
+    if out.exists() and out.name.startswith("demo-"):
+        try:
+            old = read_manifest(out)
+        except BazarsimError:
+            old = None
+        if old != sim.params():  # an older demo (other version or options): start afresh
+            typer.echo(f"Replacing {out}/: it holds an older demo dataset.")
+            shutil.rmtree(out)
+    with deal_progress(quiet, "simulate") as update:
+        summary = sim.run(out, progress=update)
+    if summary["written"]:
+        typer.echo(f"Wrote {summary['written']:,} deals in {summary['seconds']:.1f} s "
+                   f"({summary['deals_per_second']:,.0f} deals/s end to end).")
+    else:
+        typer.echo("Dataset already complete (same seed and size): reusing it.")
+    typer.echo("")
+    print_frequency_table(str(out), fmt=Format.table)
+    typer.echo(f"""
+Dataset: {out.resolve()}/ ({deals:,} rows, one per deal; part-*.parquet + _run.json)
+Open it in pandas:
+    import pandas as pd
+    df = pd.read_parquet("{out}")           # all columns (about 190)
+    df = pd.read_parquet("{out}", columns=["number", "dealer", "N", "N_H_points"])
+Show any row's deal again: bazarsim deal <number>
+Same table as above: bazarsim table freq {out} [--by dealer] [--format md|csv|json]""")

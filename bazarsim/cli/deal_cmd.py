@@ -1,0 +1,103 @@
+"""``bazarsim deal``: show a deal by number or by seed and index; number a PBN deal."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from ..cards import SEAT_NAMES, SEATS, SUIT_SYMBOLS, format_deal, parse_deal, suit_byte
+from ..constraints import parse_constraints
+from ..dealer import Dealer
+from ..dealnum import N_DEALS, deal_from_number, deal_number
+from ..errors import BazarsimError
+from .common import command, emit_json
+from .simulate_cmd import FixOpt, WhereOpt
+
+RANKS_HIGH_FIRST = "AKQJT987"
+
+
+def _holding(mask: int, suit: int) -> str:
+    byte = suit_byte(mask, suit)
+    ranks = "".join(r for r in RANKS_HIGH_FIRST if byte >> "789TJQKA".index(r) & 1)
+    return (ranks or "-").replace("T", "10")
+
+
+def diagram(hands) -> str:
+    """A bridge-style diagram: North on top, West and East in the middle, South below."""
+    hs = [int(h) for h in hands]
+    width = 14
+
+    def block(seat):
+        return [SEAT_NAMES[seat]] + [f"{SUIT_SYMBOLS[s]} {_holding(hs[seat], s)}"
+                                     for s in range(4)]
+
+    north, east, south, west = block(0), block(1), block(2), block(3)
+    lines = [" " * width + x for x in north]
+    lines += [f"{w:<{width}}{'':<{width}}{e}" for w, e in zip(west, east, strict=True)]
+    lines += [" " * width + x for x in south]
+    return "\n".join(lines)
+
+
+@command("deal")
+def deal_command(
+    number: Annotated[int | None, typer.Argument(help=f"Deal number 0 .. {N_DEALS - 1:,}.")]
+    = None,
+    seed: Annotated[int | None, typer.Option("--seed", "-s", help="Seed of a simulation.")]
+    = None,
+    index: Annotated[int, typer.Option("--index", "-i", help="Deal index within the seed.")]
+    = 0,
+    count: Annotated[int, typer.Option("--count", "-c", help="Show this many consecutive "
+                                       "deals (with --seed).")] = 1,
+    pbn: Annotated[str | None, typer.Option("--pbn", help="Give the number of this deal, "
+                                            "e.g. 'N:AKQJ.T98.7.AK Q.... ...'.")] = None,
+    fmt: Annotated[str, typer.Option("--format", "-f", help="diagram, pbn or json.")]
+    = "diagram",
+    fix: FixOpt = None,
+    where: WhereOpt = None,
+) -> None:
+    """Show a deal by its number or by seed and index, or number a deal given as PBN.
+
+    With --seed, --fix and --where deal under constraints, as simulate does (the same
+    seed, index and constraints give the same deals as in a simulate dataset).
+
+    Deal numbers are a bijection with 0 .. 32!/(8!^4) - 1; simulate datasets store each
+    deal's number, so any row can be shown again with `bazarsim deal NUMBER`.
+    """
+    if fmt not in ("diagram", "pbn", "json"):
+        raise BazarsimError(f"bad --format {fmt!r}: diagram, pbn or json", fmt)
+    if (fix or where) and seed is None:
+        raise BazarsimError("--fix and --where need --seed (they constrain dealing)")
+    given = sum(x is not None for x in (number, seed, pbn))
+    if given != 1:
+        raise BazarsimError("give exactly one of: a deal NUMBER, --seed (with --index), --pbn")
+    if pbn is not None:
+        d = parse_deal(pbn, full=True)
+        items = [(deal_number(d), d, None)]
+    elif number is not None:
+        items = [(number, deal_from_number(number), None)]
+    else:
+        if count < 1:
+            raise BazarsimError(f"--count {count}: must be >= 1")
+        cons = parse_constraints(fix, where)
+        dealer = Dealer(seed, cons)
+        if cons.predicates.shape[0]:
+            dealer.check_feasible()
+        batch = dealer.deal(index, count)
+        items = [(int(batch.numbers[j]), batch.hands[j], index + j) for j in range(count)]
+    if fmt == "json":
+        emit_json([
+            {"number": num, "seed": seed, "index": idx, "pbn": format_deal(d),
+             "hands": {SEATS[s]: int(d[s]) for s in range(4)}}
+            for num, d, idx in items
+        ])
+        return
+    for k, (num, d, idx) in enumerate(items):
+        if fmt == "pbn":
+            typer.echo(f"{format_deal(d)}\t{num}")
+            continue
+        if k:
+            typer.echo("")
+        where = f"seed {seed} index {idx}, " if idx is not None else ""
+        typer.echo(f"Deal {where}number {num:,}")
+        typer.echo(diagram(d))

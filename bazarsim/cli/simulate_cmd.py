@@ -1,0 +1,91 @@
+"""``bazarsim simulate``: deal, evaluate and stream a Parquet dataset (resumable)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ..constraints import parse_constraints
+from ..contracts import parse_kind
+from ..dataset import DEFAULT_CHUNK, Simulation, parse_dealer
+from .common import OptionOpt, RulesetOpt, command, load_ruleset
+from .progress import deal_progress
+
+FixOpt = Annotated[
+    list[str] | None,
+    typer.Option("--fix", help="Fix cards to a seat, e.g. 'N:AS KS QS' or 'S=AJ9.K7.Q.T8'. "
+                 "Repeatable. Fixed cards are placed, not dealt."),
+]
+WhereOpt = Annotated[
+    list[str] | None,
+    typer.Option("--where", help="Keep only deals where this holds, e.g. 'len(N,S)>=5', "
+                 "'points(S,H)=30..60', 'decl(E,H)', 'has(N,JH 9H)', 'lacks(W,AS)'; seats N E S W "
+                 "or sides NS EW. Repeatable (all must hold)."),
+]
+
+
+def parse_kinds(text: str | None, ruleset) -> tuple[int, ...] | None:
+    if not text:
+        return None
+    return tuple(ruleset.check_kind(parse_kind(t)) for t in text.replace(",", " ").split())
+
+
+@command("simulate")
+def simulate_command(
+    deals: Annotated[int, typer.Option("--deals", "-n", help="Number of deals (indices "
+                                       "FIRST .. FIRST+N-1).")],
+    out: Annotated[Path, typer.Option("--out", help="Dataset directory (created; resumed if "
+                                      "it holds a part of this same run).")],
+    seed: Annotated[int, typer.Option("--seed", "-s", help="Seed (0 .. 2^64-1).")] = 0,
+    first: Annotated[int, typer.Option("--first", help="First deal index (shards: run "
+                                       "disjoint index ranges of one seed anywhere, then "
+                                       "read the part files together).")] = 0,
+    dealer: Annotated[str, typer.Option("--dealer", help="Dealer seat N E S W, or 'rotate' "
+                                        "(index mod 4).")] = "rotate",
+    ruleset: RulesetOpt = "bazar",
+    option: OptionOpt = None,
+    fix: FixOpt = None,
+    where: WhereOpt = None,
+    kinds: Annotated[str | None, typer.Option("--kinds", help="Contract kinds to evaluate, "
+                     "e.g. 'H,BK' (default: all of the ruleset's). Fewer kinds: faster, "
+                     "smaller.")] = None,
+    columns: Annotated[str, typer.Option("--columns", help="full: every evaluation feature "
+                       "per seat and kind; lean: points per seat and kind plus the "
+                       "declaration outcome per kind (the rest follows from the hands by bit "
+                       "tests), several times faster to write.")] = "full",
+    chunk: Annotated[int, typer.Option("--chunk", help="Deals per chunk (written as two part "
+                     "files in parallel); bounds memory (about 0.9 GB peak at 2^20 with full "
+                     "columns, 0.4 GB at 200,000); does not change the data.")] = DEFAULT_CHUNK,
+    compression: Annotated[str, typer.Option("--compression", help="Parquet codec: zstd, lz4, "
+                           "snappy or none.")] = "zstd",
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar or summary.")]
+    = False,
+) -> None:
+    """Simulate deals into a Parquet dataset: one row per deal with its evaluation.
+
+    Deal i of a seed is the same whatever the chunk size or thread count, so a run that
+    was killed finishes, when the same command is run again, with exactly the dataset of
+    an uninterrupted run.
+    """
+    rs = load_ruleset(ruleset, option)
+    cons = parse_constraints(fix, where)
+    if compression not in ("zstd", "lz4", "snappy", "none", "gzip"):
+        from ..errors import BazarsimError
+
+        raise BazarsimError(f"bad --compression {compression!r}: zstd, lz4, snappy or none")
+    sim = Simulation(deals=deals, seed=seed, ruleset=rs, constraints=cons,
+                     dealer=parse_dealer(dealer), kinds=parse_kinds(kinds, rs), chunk=chunk,
+                     compression=compression, columns=columns, first=first)
+    with deal_progress(quiet, "simulate") as update:
+        summary = sim.run(out, progress=update)
+    rate = sim.acceptance
+    if not quiet and rate < 1.0:
+        typer.echo(f"constraints accepted {100 * rate:.3g}% of candidate deals in a pilot "
+                   f"(about {1 / rate:,.1f} candidates a deal)")
+    if not quiet:
+        typer.echo(
+            f"{summary['deals']:,} deals in {out}/ ({summary['written']:,} written now, "
+            f"{summary['resumed_from']:,} already there; "
+            f"{summary['deals_per_second']:,.0f} deals/s)")

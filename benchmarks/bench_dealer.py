@@ -1,0 +1,129 @@
+"""Dealing throughput: the counter-based Numba dealer at 1 and 2 threads against a NumPy
+dealer (argsort of 32 random keys per deal) in the same run; generation alone,
+generation + evaluation, and end to end to Parquet."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import time
+
+import numpy as np
+
+from bazarsim.constraints import parse_constraints
+from bazarsim.dataset import Simulation
+from bazarsim.dealer import DealBatch, Dealer, numpy_deal
+from bazarsim.dealnum import deal_numbers
+from bazarsim.evaluate import evaluate_deals_kernel, evaluate_hands_kernel
+from bazarsim.rulesets import get_ruleset
+from bazarsim.tables import rule_tables
+
+from .common import median_time, numba_threads, row
+
+GROUP = "dealing"
+
+
+class NumpyDealer:
+    """The NumPy baseline behind the same interface as :class:`bazarsim.dealer.Dealer`."""
+
+    def __init__(self, seed: int):
+        self.seed = seed
+
+    def deal(self, start: int, n: int) -> DealBatch:
+        hands = numpy_deal(np.random.default_rng([self.seed, start]), n)
+        return DealBatch(start, hands, deal_numbers(hands), np.ones(n, np.int64))
+
+
+def _cpu_time(fn, repeats: int) -> float:
+    """Median process CPU time of ``fn()`` (all threads), after one warm-up call."""
+    fn()
+    times = []
+    for _ in range(repeats):
+        t0 = time.process_time()
+        fn()
+        times.append(time.process_time() - t0)
+    return sorted(times)[len(times) // 2]
+
+
+def _evaluate(hands: np.ndarray, t, kinds) -> None:
+    n = hands.shape[0]
+    flat = hands.reshape(-1)
+    outs = [np.empty(4 * n, d) for d in (np.int16, np.int8, np.int8, np.int8, np.int8, np.int8,
+                                         np.int16, np.int32, np.uint8)]
+    douts = [np.empty(n, d) for d in (np.int8, np.int8, np.int16, np.int16, np.int16, np.int16,
+                                      np.bool_, np.bool_)]
+    dealers = np.zeros(n, np.int8)
+    for kind in kinds:
+        evaluate_hands_kernel(flat, kind, t, *outs)
+        evaluate_deals_kernel(hands, dealers, kind, t, *douts)
+
+
+def _e2e(dealer_factory, n: int, chunk: int, kinds, columns: str) -> float:
+    """Deals/s of a whole simulation run into a fresh directory (compiled beforehand)."""
+    tmp = tempfile.mkdtemp(prefix="bazarsim-bench-")
+    try:
+        warm = Simulation(deals=2000, seed=1, kinds=kinds, chunk=1000, columns=columns)
+        warm.dealer_obj = dealer_factory()
+        warm.run(f"{tmp}/warm")
+        sim = Simulation(deals=n, seed=1, kinds=kinds, chunk=chunk, columns=columns)
+        sim.dealer_obj = dealer_factory()
+        return n / median_time(lambda: sim.run(f"{tmp}/run"), repeats=1, warmup=0)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def collect(quick: bool) -> list[dict]:
+    n = 2_000_000 if quick else 8_000_000
+    n_e2e = 1_000_000 if quick else 4_000_000
+    repeats = 3 if quick else 5
+    rs = get_ruleset("bazar")
+    t = rule_tables(rs)
+    dealer = Dealer(1)
+    rows = []
+    numpy_rate = n / median_time(lambda: numpy_deal(np.random.default_rng(1), n),
+                                 repeats=repeats)
+    rows.append(row(GROUP, "generate: NumPy argsort dealer", numpy_rate, "deals/s",
+                    "baseline, 1 thread"))
+    for threads in (1, 2):
+        with numba_threads(threads):
+            rate = n / median_time(lambda: dealer.deal(0, n), repeats=repeats)
+            cpu = n / _cpu_time(lambda: dealer.deal(0, n), repeats)
+        rows.append(row(GROUP, f"generate: Numba dealer, {threads} thread(s)", rate, "deals/s",
+                        f"{rate / numpy_rate:.1f}x NumPy; with deal numbers"))
+        rows.append(row(GROUP, f"generate: Numba dealer, {threads} thread(s), per CPU-second",
+                        cpu, "deals/cpu-s", "deals per second of CPU time used: the rate "
+                        "per free core when the machine is shared"))
+    fixed = Dealer(1, parse_constraints(["S=AJ9.K7.Q.T8"]))
+    with numba_threads(2):
+        rate = n / median_time(lambda: fixed.deal(0, n), repeats=repeats)
+        cpu = n / _cpu_time(lambda: fixed.deal(0, n), repeats)
+    rows.append(row(GROUP, "generate: South's 8 cards fixed, 2 threads", rate, "deals/s",
+                    f"{rate / numpy_rate:.1f}x NumPy; only the 24 unseen cards dealt"))
+    rows.append(row(GROUP, "generate: South's 8 cards fixed, per CPU-second", cpu,
+                    "deals/cpu-s", "compare with the unconstrained rate per CPU-second"))
+    for label, kinds in (("H", (1,)), ("all 6 kinds", tuple(rs.kinds))):
+        np_rate = n / median_time(
+            lambda kinds=kinds: _evaluate(numpy_deal(np.random.default_rng(2), n), t, kinds),
+            repeats=repeats)
+        rows.append(row(GROUP, f"generate + evaluate {label}: NumPy dealer", np_rate, "deals/s",
+                        "NumPy dealing, Numba evaluation (2 threads)"))
+        for threads in (1, 2):
+            with numba_threads(threads):
+                rate = n / median_time(
+                    lambda kinds=kinds: _evaluate(dealer.deal(0, n).hands, t, kinds),
+                    repeats=repeats)
+            rows.append(row(GROUP, f"generate + evaluate {label}: Numba, {threads} thread(s)",
+                            rate, "deals/s", f"{rate / np_rate:.1f}x NumPy dealer"))
+    chunk = 1 << 20
+    cases = (("H, lean columns", (1,), "lean", n_e2e),
+             ("all 6 kinds, full columns", tuple(rs.kinds), "full", n_e2e // 4))
+    for label, kinds, columns, m in cases:
+        np_rate = _e2e(lambda: NumpyDealer(1), m, chunk, kinds, columns)
+        rows.append(row(GROUP, f"end to end to Parquet, {label}: NumPy dealer", np_rate,
+                        "deals/s", f"{m:,} deals, zstd-1 parts of 2^20, 2 threads"))
+        for threads in (1, 2):
+            with numba_threads(threads):
+                rate = _e2e(lambda: Dealer(1), m, chunk, kinds, columns)
+            rows.append(row(GROUP, f"end to end to Parquet, {label}: Numba, {threads} thread(s)",
+                            rate, "deals/s", f"{rate / np_rate:.2f}x NumPy dealer"))
+    return rows
