@@ -13,11 +13,13 @@ from .common import app
 from . import rules_cmd  # noqa: E402,F401  isort: skip
 from . import eval_cmd  # noqa: E402,F401  isort: skip
 from . import odds_cmd  # noqa: E402,F401  isort: skip
+from . import deal_cmd  # noqa: E402,F401  isort: skip
+from . import simulate_cmd  # noqa: E402,F401  isort: skip
+from . import table_cmd  # noqa: E402,F401  isort: skip
 from . import solve_cmd  # noqa: E402,F401  isort: skip
 from . import auction_cmd  # noqa: E402,F401  isort: skip
 from . import score_cmd  # noqa: E402,F401  isort: skip
 from . import demo_cmd  # noqa: E402,F401  isort: skip
-from . import deal_cmd, simulate_cmd, table_cmd  # noqa: E402,F401  isort: skip
 
 
 def main(argv: list[str] | None = None) -> None:
