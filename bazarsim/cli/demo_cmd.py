@@ -11,6 +11,7 @@ import shutil
 from pathlib import Path
 from typing import Annotated
 
+import pandas as pd
 import typer
 
 from ..dataset import Simulation, read_manifest
@@ -54,9 +55,12 @@ def demo_command(
     else:
         typer.echo("Dataset already complete (same seed and size): reusing it.")
     typer.echo("")
-    print_frequency_table(str(out), fmt=Format.table)
+    rows = print_frequency_table(str(out), fmt=Format.table)
+    table_path = out / "_freq.csv"  # leading underscore: Parquet readers skip it
+    pd.DataFrame(rows).to_csv(table_path, index=False)
     typer.echo(f"""
 Dataset: {out.resolve()}/ ({deals:,} rows, one per deal; part-*.parquet + _run.json)
+Frequency table: {table_path.resolve()}
 Open it in pandas:
     import pandas as pd
     df = pd.read_parquet("{out}")           # all columns (about 190)
