@@ -34,17 +34,6 @@ class NumpyDealer:
         return DealBatch(start, hands, deal_numbers(hands), np.ones(n, np.int64))
 
 
-def _cpu_time(fn, repeats: int) -> float:
-    """Median process CPU time of ``fn()`` (all threads), after one warm-up call."""
-    fn()
-    times = []
-    for _ in range(repeats):
-        t0 = time.process_time()
-        fn()
-        times.append(time.process_time() - t0)
-    return sorted(times)[len(times) // 2]
-
-
 def _evaluate(hands: np.ndarray, t, kinds) -> None:
     n = hands.shape[0]
     flat = hands.reshape(-1)
@@ -87,7 +76,7 @@ def collect(quick: bool) -> list[dict]:
     for threads in (1, 2):
         with numba_threads(threads):
             rate = n / median_time(lambda: dealer.deal(0, n), repeats=repeats)
-            cpu = n / _cpu_time(lambda: dealer.deal(0, n), repeats)
+            cpu = n / median_time(lambda: dealer.deal(0, n), repeats, clock=time.process_time)
         rows.append(row(GROUP, f"generate: Numba dealer, {threads} thread(s)", rate, "deals/s",
                         f"{rate / numpy_rate:.1f}x NumPy; with deal numbers"))
         rows.append(row(GROUP, f"generate: Numba dealer, {threads} thread(s), per CPU-second",
@@ -96,7 +85,7 @@ def collect(quick: bool) -> list[dict]:
     fixed = Dealer(1, parse_constraints(["S=AJ9.K7.Q.T8"]))
     with numba_threads(2):
         rate = n / median_time(lambda: fixed.deal(0, n), repeats=repeats)
-        cpu = n / _cpu_time(lambda: fixed.deal(0, n), repeats)
+        cpu = n / median_time(lambda: fixed.deal(0, n), repeats, clock=time.process_time)
     rows.append(row(GROUP, "generate: South's 8 cards fixed, 2 threads", rate, "deals/s",
                     f"{rate / numpy_rate:.1f}x NumPy; only the 24 unseen cards dealt"))
     rows.append(row(GROUP, "generate: South's 8 cards fixed, per CPU-second", cpu,
