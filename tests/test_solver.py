@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from . import naive_play as NP
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -22,6 +21,8 @@ from bazarsim.rulesets import RULESETS, get_ruleset
 from bazarsim.solver import Solver, dd_tables
 from bazarsim.solver.play import legal_cards, play_tables, trick_winner
 from bazarsim.tables import rule_tables
+
+from . import naive_play as NP
 
 CORPUS = Path(__file__).parent / "data" / "solver_corpus.jsonl"
 
@@ -204,7 +205,9 @@ def test_mid_size_all_optimisations_off_vs_on():
         assert on.solve(hands, kind, leader).ns_points == off.solve(hands, kind, leader).ns_points
 
 
-@pytest.mark.parametrize("opt", ["tt", "bounds", "equiv", "order", "history", "leadtop", "killer"])
+@pytest.mark.parametrize(
+    "opt", ["tt", "bounds", "equiv", "order", "history", "leadtop", "killer", "endgame"]
+)
 def test_each_optimisation_alone_agrees(opt):
     from bazarsim.solver import OPTION_NAMES
 

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 
-from . import naive_play as NP
 from typer.testing import CliRunner
 
 from bazarsim.cards import parse_deal
 from bazarsim.cli import app
+
+from . import naive_play as NP
 
 runner = CliRunner()
 POS = "N:J97...Q ..KJ7.T T.A.8.J .97.Q.7"  # a 4-trick position

@@ -90,7 +90,7 @@ def card_key(card, led, trump, stren):
     return stren[card]
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def trick_winner(trick, n, trump, stren):
     """Index (0..n-1) of the card holding the trick among its first ``n`` cards."""
     led = trick[0] >> 3
@@ -104,7 +104,7 @@ def trick_winner(trick, n, trump, stren):
     return best
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def legal_cards(hand, trick, n, stren, above, rules):
     """Mask of the cards of ``hand`` that may be played as card ``n`` of the trick.
 

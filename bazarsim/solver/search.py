@@ -23,6 +23,8 @@ Enhancements, each switchable through ``opts`` so that tests compare "all off" w
 * ``O_HISTORY``: history heuristic (cut-off moves of each seat) as a tie-break.
 * ``O_KILLER``: two killer cards per ply (the last cut-off moves) as a tie-break
   above the history score.
+* ``O_ENDGAME``: a trick boundary with two cards in each hand is solved in place by
+  :func:`two_tricks` (at most 16 lines, the last trick forced) instead of 4 + 1 frames.
 * ``O_LEADTOP``: leads ordered as "cash a master card that cannot be trumped, else lead
   the cheapest card".
 
@@ -46,7 +48,8 @@ O_ORDER = 8
 O_HISTORY = 16
 O_LEADTOP = 32
 O_KILLER = 64
-O_ALL = O_TT | O_BOUNDS | O_EQUIV | O_ORDER | O_HISTORY | O_LEADTOP | O_KILLER
+O_ENDGAME = 128
+O_ALL = O_TT | O_BOUNDS | O_EQUIV | O_ORDER | O_HISTORY | O_LEADTOP | O_KILLER | O_ENDGAME
 OPTION_NAMES = {
     "tt": O_TT,
     "bounds": O_BOUNDS,
@@ -55,6 +58,7 @@ OPTION_NAMES = {
     "history": O_HISTORY,
     "leadtop": O_LEADTOP,
     "killer": O_KILLER,
+    "endgame": O_ENDGAME,
 }
 
 # Drivers of the exact value.
@@ -108,7 +112,7 @@ def _lowest_card(mask):
     return popcount32((mask & -mask) - 1)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def mask_points(mask, pts):
     """Sum of the points of the cards in ``mask``."""
     total = 0
@@ -120,7 +124,126 @@ def mask_points(mask, pts):
     return total
 
 
+@nb.njit(cache=True, inline="always")
+def _pick(j, r0, r1, r2, r3):
+    if j == 0:
+        return r0
+    if j == 1:
+        return r1
+    if j == 2:
+        return r2
+    return r3
+
+
+@nb.njit(cache=True, inline="always")
+def _two_lines(hands, ld, c0, c1, c2, c3, w, pts, stren, trump, tb, lb):
+    """N-S points of a first trick ``c0..c3`` won by seat ``w`` plus the forced last one."""
+    v = np.int64(0)
+    if (w & 1) == 0:
+        v = pts[c0] + pts[c1] + pts[c2] + pts[c3] + tb
+    r0 = hands[ld] ^ (np.int64(1) << c0)
+    r1 = hands[(ld + 1) & 3] ^ (np.int64(1) << c1)
+    r2 = hands[(ld + 2) & 3] ^ (np.int64(1) << c2)
+    r3 = hands[(ld + 3) & 3] ^ (np.int64(1) << c3)
+    led_card = _lowest_card(_pick((w - ld) & 3, r0, r1, r2, r3))
+    led = led_card >> 3
+    best = card_key(led_card, led, trump, stren)
+    bi = 0
+    last = pts[led_card] + tb + lb
+    for i in range(1, 4):
+        c = _lowest_card(_pick((w - ld + i) & 3, r0, r1, r2, r3))
+        last += pts[c]
+        k = card_key(c, led, trump, stren)
+        if k > best:
+            best = k
+            bi = i
+    if ((w + bi) & 1) == 0:
+        v += last
+    return v
+
+
 @nb.njit(cache=True)
+def two_tricks(hands, ld, trick, alpha, beta, pts, stren, above, rules):
+    """Fail-soft N-S points of the last two tricks (two cards in every hand, ``ld`` leads).
+
+    Alpha-beta over the legal cards of the first of them (at most 2 x 2 x 2 x 2 lines)
+    written as four nested loops; the last trick is forced. ``trick`` is a scratch row.
+    """
+    trump = rules[R_TRUMP]
+    tb = rules[R_TRICK_BONUS]
+    lb = rules[R_LAST_BONUS]
+    mx0 = (ld & 1) == 0  # levels 0 and 2 maximise iff the leader is N or S
+    inf = np.int64(1 << 30)
+    v0 = np.int64(-1) if mx0 else inf
+    a0 = alpha
+    b0 = beta
+    m0 = hands[ld]
+    while m0 != 0:
+        c0 = _lowest_card(m0)
+        m0 &= m0 - 1
+        trick[0] = c0
+        a1 = a0
+        b1 = b0
+        v1 = inf if mx0 else np.int64(-1)
+        m1 = legal_cards(hands[(ld + 1) & 3], trick, 1, stren, above, rules)
+        while m1 != 0:
+            c1 = _lowest_card(m1)
+            m1 &= m1 - 1
+            trick[1] = c1
+            a2 = a1
+            b2 = b1
+            v2 = np.int64(-1) if mx0 else inf
+            m2 = legal_cards(hands[(ld + 2) & 3], trick, 2, stren, above, rules)
+            while m2 != 0:
+                c2 = _lowest_card(m2)
+                m2 &= m2 - 1
+                trick[2] = c2
+                a3 = a2
+                b3 = b2
+                v3 = inf if mx0 else np.int64(-1)
+                m3 = legal_cards(hands[(ld + 3) & 3], trick, 3, stren, above, rules)
+                while m3 != 0:
+                    c3 = _lowest_card(m3)
+                    m3 &= m3 - 1
+                    trick[3] = c3
+                    w = (ld + trick_winner(trick, 4, trump, stren)) & 3
+                    v = _two_lines(hands, ld, c0, c1, c2, c3, w, pts, stren, trump, tb, lb)
+                    if mx0:  # level 3 minimises
+                        v3 = min(v3, v)
+                        b3 = min(b3, v)
+                    else:
+                        v3 = max(v3, v)
+                        a3 = max(a3, v)
+                    if a3 >= b3:
+                        break
+                if mx0:
+                    v2 = max(v2, v3)
+                    a2 = max(a2, v3)
+                else:
+                    v2 = min(v2, v3)
+                    b2 = min(b2, v3)
+                if a2 >= b2:
+                    break
+            if mx0:
+                v1 = min(v1, v2)
+                b1 = min(b1, v2)
+            else:
+                v1 = max(v1, v2)
+                a1 = max(a1, v2)
+            if a1 >= b1:
+                break
+        if mx0:
+            v0 = max(v0, v1)
+            a0 = max(a0, v1)
+        else:
+            v0 = min(v0, v1)
+            b0 = min(b0, v1)
+        if a0 >= b0:
+            break
+    return v0
+
+
+@nb.njit(cache=True, inline="always")
 def _gen_moves(hands, p, trick, n, pts, stren, order, above, rules, opts, mv):
     """Fill ``mv`` with the cards to search for seat ``p``; return how many."""
     legal = legal_cards(hands[p], trick, n, stren, above, rules)
@@ -151,7 +274,7 @@ def _gen_moves(hands, p, trick, n, pts, stren, order, above, rules, opts, mv):
     return nm
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _order_moves(
     mv, sc, nm, p, trick, n, tt_move, pts, stren, above, trump, hands, hist, opts, ply
 ):
@@ -303,6 +426,9 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
                     elif be <= 0:
                         ret = np.int64(0)
                         done = True
+                if not done and left == 2 and opts & O_ENDGAME:
+                    ret = two_tricks(hands, ld, trick, al, be, pts, stren, above, rules)
+                    done = True
                 if not done and opts & O_TT:
                     key_a = hands[0] | (hands[1] << 32)
                     key_b = hands[2] | (hands[3] << 32)
@@ -428,7 +554,7 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
             done = True
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _tt_store(fr, sp, best, ld, tt_a, tt_b, tt_tag, tt_lo, tt_hi, tt_mv, stats):
     """Tighten (or create) the table entry of the trick-boundary node ``sp``."""
     slot = fr[sp, _F_SLOT]
