@@ -37,9 +37,11 @@ from __future__ import annotations
 
 import numba as nb
 import numpy as np
+from llvmlite import ir
+from numba.core import types as nbtypes
+from numba.extending import intrinsic
 
-from ..bitops import popcount32
-from .play import R_LAST_BONUS, R_TRICK_BONUS, R_TRUMP, card_key, legal_cards, trick_winner
+from .play import R_LAST_BONUS, R_TRICK_BONUS, R_TRUMP, card_key, legal_at, trick_winner_at
 
 O_TT = 1
 O_BOUNDS = 2
@@ -100,16 +102,50 @@ def _new_context(tt_bits, opts):
     stats[S_MASK] = size - 1
     hist = np.zeros(_KILLERS + 2 * 40, np.int64)
     hist[_KILLERS:] = -1
-    tricks = np.zeros((10, 4), np.int64)
-    moves = np.zeros((40, 8), np.int64)
-    scores = np.zeros((40, 8), np.int64)
+    # Flat per-trick / per-ply buffers, indexed with offsets: row views would cost an
+    # atomic reference-count update each.
+    tricks = np.zeros(10 * 4, np.int64)
+    moves = np.zeros(40 * 8, np.int64)
+    scores = np.zeros(40 * 8, np.int64)
     frames = np.zeros((40, N_FRAME), np.int64)
     return (tt_a, tt_b, tt_tag, tt_lo, tt_hi, tt_mv, stats, hist, tricks, moves, scores, frames)
 
 
+@intrinsic
+def _cttz(typingctx, x):
+    """LLVM count-trailing-zeros of an int64 (one ``tzcnt``/``bsf``)."""
+    if not isinstance(x, nbtypes.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        v = context.cast(builder, args[0], signature.args[0], nbtypes.int64)
+        return builder.cttz(v, ir.Constant(ir.IntType(1), 0))
+
+    return nbtypes.int64(x), codegen
+
+
+@intrinsic
+def _ctpop(typingctx, x):
+    """LLVM population count of an int64 (one ``popcnt``)."""
+    if not isinstance(x, nbtypes.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        v = context.cast(builder, args[0], signature.args[0], nbtypes.int64)
+        return builder.ctpop(v)
+
+    return nbtypes.int64(x), codegen
+
+
+@nb.njit(cache=True, inline="always")
+def popcount32(x):
+    """Set bits of a card mask (the solver's masks are non-negative int64)."""
+    return _ctpop(np.int64(x))
+
+
 @nb.njit(cache=True, inline="always")
 def _lowest_card(mask):
-    return popcount32((mask & -mask) - 1)
+    return _cttz(np.int64(mask))
 
 
 @nb.njit(cache=True, inline="always")
@@ -163,11 +199,12 @@ def _two_lines(hands, ld, c0, c1, c2, c3, w, pts, stren, trump, tb, lb):
 
 
 @nb.njit(cache=True)
-def two_tricks(hands, ld, trick, alpha, beta, pts, stren, above, rules):
+def two_tricks(hands, ld, tr, off, alpha, beta, pts, stren, above, rules):
     """Fail-soft N-S points of the last two tricks (two cards in every hand, ``ld`` leads).
 
     Alpha-beta over the legal cards of the first of them (at most 2 x 2 x 2 x 2 lines)
-    written as four nested loops; the last trick is forced. ``trick`` is a scratch row.
+    written as four nested loops; the last trick is forced. ``tr[off : off + 4]`` is
+    scratch space.
     """
     trump = rules[R_TRUMP]
     tb = rules[R_TRICK_BONUS]
@@ -181,32 +218,32 @@ def two_tricks(hands, ld, trick, alpha, beta, pts, stren, above, rules):
     while m0 != 0:
         c0 = _lowest_card(m0)
         m0 &= m0 - 1
-        trick[0] = c0
+        tr[off + 0] = c0
         a1 = a0
         b1 = b0
         v1 = inf if mx0 else np.int64(-1)
-        m1 = legal_cards(hands[(ld + 1) & 3], trick, 1, stren, above, rules)
+        m1 = legal_at(hands[(ld + 1) & 3], tr, off, 1, stren, above, rules)
         while m1 != 0:
             c1 = _lowest_card(m1)
             m1 &= m1 - 1
-            trick[1] = c1
+            tr[off + 1] = c1
             a2 = a1
             b2 = b1
             v2 = np.int64(-1) if mx0 else inf
-            m2 = legal_cards(hands[(ld + 2) & 3], trick, 2, stren, above, rules)
+            m2 = legal_at(hands[(ld + 2) & 3], tr, off, 2, stren, above, rules)
             while m2 != 0:
                 c2 = _lowest_card(m2)
                 m2 &= m2 - 1
-                trick[2] = c2
+                tr[off + 2] = c2
                 a3 = a2
                 b3 = b2
                 v3 = inf if mx0 else np.int64(-1)
-                m3 = legal_cards(hands[(ld + 3) & 3], trick, 3, stren, above, rules)
+                m3 = legal_at(hands[(ld + 3) & 3], tr, off, 3, stren, above, rules)
                 while m3 != 0:
                     c3 = _lowest_card(m3)
                     m3 &= m3 - 1
-                    trick[3] = c3
-                    w = (ld + trick_winner(trick, 4, trump, stren)) & 3
+                    tr[off + 3] = c3
+                    w = (ld + trick_winner_at(tr, off, 4, trump, stren)) & 3
                     v = _two_lines(hands, ld, c0, c1, c2, c3, w, pts, stren, trump, tb, lb)
                     if mx0:  # level 3 minimises
                         v3 = min(v3, v)
@@ -244,14 +281,14 @@ def two_tricks(hands, ld, trick, alpha, beta, pts, stren, above, rules):
 
 
 @nb.njit(cache=True, inline="always")
-def _gen_moves(hands, p, trick, n, pts, stren, order, above, rules, opts, mv):
-    """Fill ``mv`` with the cards to search for seat ``p``; return how many."""
-    legal = legal_cards(hands[p], trick, n, stren, above, rules)
+def _gen_moves(hands, p, tr, off, n, pts, stren, order, above, rules, opts, mv, mo):
+    """Fill ``mv[mo:]`` with the cards to search for seat ``p``; return how many."""
+    legal = legal_at(hands[p], tr, off, n, stren, above, rules)
     nm = 0
     if opts & O_EQUIV:
         live = hands[0] | hands[1] | hands[2] | hands[3]
         for i in range(n):
-            live |= np.int64(1) << trick[i]
+            live |= np.int64(1) << tr[off + i]
         for s in range(4):
             if (legal >> (8 * s)) & 0xFF == 0:
                 continue
@@ -262,13 +299,13 @@ def _gen_moves(hands, p, trick, n, pts, stren, order, above, rules, opts, mv):
                     continue
                 if (legal >> c) & 1:
                     if not (prev >= 0 and (legal >> prev) & 1 and pts[c] == pts[prev]):
-                        mv[nm] = c
+                        mv[mo + nm] = c
                         nm += 1
                 prev = c
     else:
         m = legal
         while m != 0:
-            mv[nm] = _lowest_card(m)
+            mv[mo + nm] = _lowest_card(m)
             nm += 1
             m &= m - 1
     return nm
@@ -276,9 +313,9 @@ def _gen_moves(hands, p, trick, n, pts, stren, order, above, rules, opts, mv):
 
 @nb.njit(cache=True, inline="always")
 def _order_moves(
-    mv, sc, nm, p, trick, n, tt_move, pts, stren, above, trump, hands, hist, opts, ply
+    mv, sc, mo, nm, p, tr, off, n, tt_move, pts, stren, above, trump, hands, hist, opts, ply
 ):
-    """Sort ``mv[:nm]`` by descending score (point-aware rules, TT move, history)."""
+    """Sort ``mv[mo : mo + nm]`` by descending score (point-aware rules, TT move, history)."""
     if nm < 2:
         return
     live = hands[0] | hands[1] | hands[2] | hands[3]
@@ -289,15 +326,15 @@ def _order_moves(
     widx = 0
     led = -1
     if n > 0:
-        led = trick[0] >> 3
+        led = tr[off] >> 3
         for i in range(n):
-            k = card_key(trick[i], led, trump, stren)
+            k = card_key(tr[off + i], led, trump, stren)
             if k > wkey:
                 wkey = k
                 widx = i
     partner_holds = n > 0 and (widx & 1) == (n & 1)
     for k in range(nm):
-        c = mv[k]
+        c = mv[mo + k]
         s = 0
         if opts & O_ORDER and c == tt_move:
             s = 1 << 40
@@ -323,12 +360,12 @@ def _order_moves(
                 s += 1 << 30
         if opts & O_HISTORY:
             s += hist[p * 32 + c]
-        sc[k] = s
-    for i in range(1, nm):
+        sc[mo + k] = s
+    for i in range(mo + 1, mo + nm):
         c = mv[i]
         s = sc[i]
         j = i - 1
-        while j >= 0 and sc[j] < s:
+        while j >= mo and sc[j] < s:
             mv[j + 1] = mv[j]
             sc[j + 1] = sc[j]
             j -= 1
@@ -370,10 +407,10 @@ N_FRAME = 18
 def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules, ctx):
     """Fail-soft alpha-beta: N-S points from the start of trick ``t`` (``n`` cards in it).
 
-    ``ctx[8][t, :n]`` holds the cards already in the trick; ``hands`` excludes them (and
-    is restored on return). Iterative, with an explicit stack of frames, so that Numba can
-    cache it (a cached recursive function crashes Numba 0.62 on reload) and calls cost
-    nothing.
+    ``ctx[8][4 * t : 4 * t + n]`` holds the cards already in the trick; ``hands``
+    excludes them (and is restored on return). Iterative, with an explicit stack of
+    frames, so that Numba can cache it (a cached recursive function crashes Numba 0.62
+    on reload) and calls cost nothing.
     """
     tt_a, tt_b, tt_tag, tt_lo, tt_hi, tt_mv, stats, hist, tricks, moves, scores, fr = ctx
     opts = stats[S_OPTS]
@@ -385,6 +422,7 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
     fr[0, _F_ALPHA] = alpha
     fr[0, _F_BETA] = beta
     ret = np.int64(0)
+    hp = mask_points(hands[0] | hands[1] | hands[2] | hands[3], pts)  # points in hands
     while True:
         # ---------------------------------------------------------- enter node sp
         stats[S_NODES] += 1
@@ -393,7 +431,7 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
         nn = fr[sp, _F_N]
         al = fr[sp, _F_ALPHA]
         be = fr[sp, _F_BETA]
-        trick = tricks[tn]
+        toff = 4 * tn
         p = (ld + nn) & 3
         left = popcount32(hands[p])
         done = False
@@ -407,17 +445,13 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
                 total = rules[R_TRICK_BONUS] + rules[R_LAST_BONUS]
                 for i in range(4):
                     c = _lowest_card(hands[(ld + i) & 3])
-                    trick[i] = c
+                    tricks[toff + i] = c
                     total += pts[c]
-                w = (ld + trick_winner(trick, 4, trump, stren)) & 3
+                w = (ld + trick_winner_at(tricks, toff, 4, trump, stren)) & 3
                 ret = total if (w & 1) == 0 else np.int64(0)
                 done = True
             else:
-                rem = (
-                    mask_points(hands[0] | hands[1] | hands[2] | hands[3], pts)
-                    + left * rules[R_TRICK_BONUS]
-                    + rules[R_LAST_BONUS]
-                )
+                rem = hp + left * rules[R_TRICK_BONUS] + rules[R_LAST_BONUS]
                 fr[sp, _F_REM] = rem
                 if opts & O_BOUNDS:
                     if rem <= al:
@@ -427,7 +461,7 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
                         ret = np.int64(0)
                         done = True
                 if not done and left == 2 and opts & O_ENDGAME:
-                    ret = two_tricks(hands, ld, trick, al, be, pts, stren, above, rules)
+                    ret = two_tricks(hands, ld, tricks, toff, al, be, pts, stren, above, rules)
                     done = True
                 if not done and opts & O_TT:
                     key_a = hands[0] | (hands[1] << 32)
@@ -465,11 +499,13 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
             fr[sp, _F_B0] = be
             fr[sp, _F_SLOT] = slot
             fr[sp, _F_LEFT] = left
-            mv = moves[sp]
-            nm = _gen_moves(hands, p, trick, nn, pts, stren, order, above, rules, opts, mv)
+            mo = 8 * sp
+            nm = _gen_moves(
+                hands, p, tricks, toff, nn, pts, stren, order, above, rules, opts, moves, mo
+            )
             _order_moves(
-                mv, scores[sp], nm, p, trick, nn, tt_move, pts, stren, above, trump, hands, hist,
-                opts, sp,
+                moves, scores, mo, nm, p, tricks, toff, nn, tt_move, pts, stren, above, trump,
+                hands, hist, opts, sp,
             )
             fr[sp, _F_NM] = nm
             fr[sp, _F_K] = 0
@@ -485,8 +521,9 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
                 nn = fr[sp, _F_N]
                 p = (ld + nn) & 3
                 k = fr[sp, _F_K] - 1
-                c = moves[sp, k]
+                c = moves[8 * sp + k]
                 hands[p] ^= np.int64(1) << c
+                hp += pts[c]
                 v = ret + fr[sp, _F_NS]
                 if (p & 1) == 0:
                     if v > fr[sp, _F_BEST]:
@@ -517,17 +554,19 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
             if k < fr[sp, _F_NM] and al < be:
                 # play the next move and descend
                 p = (ld + nn) & 3
-                c = moves[sp, k]
+                c = moves[8 * sp + k]
                 fr[sp, _F_K] = k + 1
                 hands[p] ^= np.int64(1) << c
-                trick = tricks[tn]
-                trick[nn] = c
+                hp -= pts[c]
+                toff = 4 * tn
+                tricks[toff + nn] = c
                 q = sp + 1
                 if nn == 3:
-                    w = (ld + trick_winner(trick, 4, trump, stren)) & 3
+                    w = (ld + trick_winner_at(tricks, toff, 4, trump, stren)) & 3
                     ns = np.int64(0)
                     if (w & 1) == 0:
-                        ns = pts[trick[0]] + pts[trick[1]] + pts[trick[2]] + pts[c]
+                        ns = pts[tricks[toff]] + pts[tricks[toff + 1]] + pts[tricks[toff + 2]]
+                        ns += pts[c]
                         ns += rules[R_TRICK_BONUS]
                         if hands[p] == 0:
                             ns += rules[R_LAST_BONUS]
@@ -600,7 +639,7 @@ def start_position(hands, leader, trick_cards, n, ctx):
     for i in range(4):
         work[i] = hands[i]
     for i in range(n):
-        tricks[0, i] = trick_cards[i]
+        tricks[i] = trick_cards[i]
     return work
 
 
@@ -610,7 +649,7 @@ def points_left(work, leader, n, pts, rules, ctx):
     tricks = ctx[8]
     total = mask_points(work[0] | work[1] | work[2] | work[3], pts)
     for i in range(n):
-        total += pts[tricks[0, i]]
+        total += pts[tricks[i]]
     left = popcount32(work[(leader + n) & 3])
     return total + left * rules[R_TRICK_BONUS] + rules[R_LAST_BONUS]
 
