@@ -25,8 +25,16 @@ Enhancements, each switchable through ``opts`` so that tests compare "all off" w
   above the history score.
 * ``O_ENDGAME``: a trick boundary with two cards in each hand is solved in place by
   :func:`two_tricks` (at most 16 lines, the last trick forced) instead of 4 + 1 frames.
+* ``O_SURE``: in a trump contract, a trump stronger than every trump the other side
+  holds wins whatever trick it falls in (only a stronger trump could take that trick),
+  so its points are a sure floor for its side: at a trick boundary the value lies in
+  ``[sure N-S points, points left - sure E-W points]``; cut when the window is outside.
 * ``O_LEADTOP``: leads ordered as "cash a master card that cannot be trumped, else lead
   the cheapest card".
+
+The search kernels are compiled with ``_nrt=False``: they never allocate, and without the
+runtime every array handed to a helper costs nothing, where reference counting spent
+about 70 % of the search time in atomic increments (measured with ``perf``).
 
 The search is one iterative Numba function with an explicit stack of frames over
 preallocated per-ply buffers (cacheable, no call overhead); the buffers are bundled in
@@ -51,7 +59,10 @@ O_HISTORY = 16
 O_LEADTOP = 32
 O_KILLER = 64
 O_ENDGAME = 128
-O_ALL = O_TT | O_BOUNDS | O_EQUIV | O_ORDER | O_HISTORY | O_LEADTOP | O_KILLER | O_ENDGAME
+O_SURE = 256
+O_ALL = (
+    O_TT | O_BOUNDS | O_EQUIV | O_ORDER | O_HISTORY | O_LEADTOP | O_KILLER | O_ENDGAME | O_SURE
+)
 OPTION_NAMES = {
     "tt": O_TT,
     "bounds": O_BOUNDS,
@@ -61,6 +72,7 @@ OPTION_NAMES = {
     "leadtop": O_LEADTOP,
     "killer": O_KILLER,
     "endgame": O_ENDGAME,
+    "sure": O_SURE,
 }
 
 # Drivers of the exact value.
@@ -148,7 +160,7 @@ def _lowest_card(mask):
     return _cttz(np.int64(mask))
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True, _nrt=False)
 def mask_points(mask, pts):
     """Sum of the points of the cards in ``mask``."""
     total = 0
@@ -158,6 +170,18 @@ def mask_points(mask, pts):
         total += pts[c]
         m &= m - 1
     return total
+
+
+@nb.njit(cache=True, _nrt=False)
+def _sure_trumps(mine, theirs, trump, stren, order, above):
+    """Cards of the trump mask ``mine`` stronger than every card of the mask ``theirs``."""
+    if theirs == 0:
+        return mine
+    for i in range(8):
+        c = order[trump, i]  # strongest first
+        if (theirs >> c) & 1:
+            return mine & above[trump, stren[c] + 1]
+    return mine
 
 
 @nb.njit(cache=True, inline="always")
@@ -171,7 +195,7 @@ def _pick(j, r0, r1, r2, r3):
     return r3
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True, _nrt=False)
 def _two_lines(hands, ld, c0, c1, c2, c3, w, pts, stren, trump, tb, lb):
     """N-S points of a first trick ``c0..c3`` won by seat ``w`` plus the forced last one."""
     v = np.int64(0)
@@ -198,7 +222,7 @@ def _two_lines(hands, ld, c0, c1, c2, c3, w, pts, stren, trump, tb, lb):
     return v
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def two_tricks(hands, ld, tr, off, alpha, beta, pts, stren, above, rules):
     """Fail-soft N-S points of the last two tricks (two cards in every hand, ``ld`` leads).
 
@@ -280,7 +304,7 @@ def two_tricks(hands, ld, tr, off, alpha, beta, pts, stren, above, rules):
     return v0
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True, _nrt=False)
 def _gen_moves(hands, p, tr, off, n, pts, stren, order, above, rules, opts, mv, mo):
     """Fill ``mv[mo:]`` with the cards to search for seat ``p``; return how many."""
     legal = legal_at(hands[p], tr, off, n, stren, above, rules)
@@ -311,7 +335,7 @@ def _gen_moves(hands, p, tr, off, n, pts, stren, order, above, rules, opts, mv, 
     return nm
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True, _nrt=False)
 def _order_moves(
     mv, sc, mo, nm, p, tr, off, n, tt_move, pts, stren, above, trump, hands, hist, opts, ply
 ):
@@ -373,7 +397,7 @@ def _order_moves(
         sc[j + 1] = s
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True, _nrt=False)
 def _tt_index(a, b, leader, mask):
     x = a * _C1 + b * _C2 + leader
     x ^= x >> 29
@@ -403,7 +427,7 @@ _F_LEFT = 17
 N_FRAME = 18
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules, ctx):
     """Fail-soft alpha-beta: N-S points from the start of trick ``t`` (``n`` cards in it).
 
@@ -460,6 +484,22 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
                     elif be <= 0:
                         ret = np.int64(0)
                         done = True
+                if not done and opts & O_SURE and trump >= 0:
+                    tmask = np.int64(0xFF) << (8 * trump)
+                    t_ns = (hands[0] | hands[2]) & tmask
+                    t_ew = (hands[1] | hands[3]) & tmask
+                    if (t_ns | t_ew) != 0:
+                        sure_ns = _sure_trumps(t_ns, t_ew, trump, stren, order, above)
+                        lo_s = mask_points(sure_ns, pts)
+                        hi_s = rem - mask_points(
+                            _sure_trumps(t_ew, t_ns, trump, stren, order, above), pts
+                        )
+                        if lo_s >= be:
+                            ret = lo_s
+                            done = True
+                        elif hi_s <= al:
+                            ret = hi_s
+                            done = True
                 if not done and left == 2 and opts & O_ENDGAME:
                     ret = two_tricks(hands, ld, tricks, toff, al, be, pts, stren, above, rules)
                     done = True
@@ -593,7 +633,7 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
             done = True
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True, _nrt=False)
 def _tt_store(fr, sp, best, ld, tt_a, tt_b, tt_tag, tt_lo, tt_hi, tt_mv, stats):
     """Tighten (or create) the table entry of the trick-boundary node ``sp``."""
     slot = fr[sp, _F_SLOT]
