@@ -79,7 +79,7 @@ def play_tables(tables, kind: int, count_tricks: bool = False):
     return pts, stren, order, above, rules
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, inline="always")
 def card_key(card, led, trump, stren):
     """Trick-taking key: a trump beats the led suit, which beats any other suit."""
     s = card >> 3
@@ -90,7 +90,7 @@ def card_key(card, led, trump, stren):
     return stren[card]
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, inline="always")
 def trick_winner_at(tr, off, n, trump, stren):
     """Index (0..n-1) of the card holding the trick ``tr[off : off + n]``.
 
@@ -120,7 +120,7 @@ def legal_cards(hand, trick, n, stren, above, rules):
     return legal_at(hand, trick, 0, n, stren, above, rules)
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, inline="always")
 def legal_at(hand, tr, off, n, stren, above, rules):
     """:func:`legal_cards` for the trick ``tr[off : off + n]``.
 

@@ -160,7 +160,7 @@ def _lowest_card(mask):
     return _cttz(np.int64(mask))
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, inline="always")
 def mask_points(mask, pts):
     """Sum of the points of the cards in ``mask``."""
     total = 0
@@ -172,7 +172,7 @@ def mask_points(mask, pts):
     return total
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, inline="always")
 def _sure_trumps(mine, theirs, trump, stren, order, above):
     """Cards of the trump mask ``mine`` stronger than every card of the mask ``theirs``."""
     if theirs == 0:
@@ -195,7 +195,7 @@ def _pick(j, r0, r1, r2, r3):
     return r3
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, inline="always")
 def _two_lines(hands, ld, c0, c1, c2, c3, w, pts, stren, trump, tb, lb):
     """N-S points of a first trick ``c0..c3`` won by seat ``w`` plus the forced last one."""
     v = np.int64(0)
@@ -304,7 +304,7 @@ def two_tricks(hands, ld, tr, off, alpha, beta, pts, stren, above, rules):
     return v0
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, inline="always")
 def _gen_moves(hands, p, tr, off, n, pts, stren, order, above, rules, opts, mv, mo):
     """Fill ``mv[mo:]`` with the cards to search for seat ``p``; return how many."""
     legal = legal_at(hands[p], tr, off, n, stren, above, rules)
@@ -335,7 +335,7 @@ def _gen_moves(hands, p, tr, off, n, pts, stren, order, above, rules, opts, mv, 
     return nm
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, inline="always")
 def _order_moves(
     mv, sc, mo, nm, p, tr, off, n, tt_move, pts, stren, above, trump, hands, hist, opts, ply
 ):
@@ -397,7 +397,7 @@ def _order_moves(
         sc[j + 1] = s
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, inline="always")
 def _tt_index(a, b, leader, mask):
     x = a * _C1 + b * _C2 + leader
     x ^= x >> 29
@@ -633,7 +633,7 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
             done = True
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, inline="always")
 def _tt_store(fr, sp, best, ld, tt_a, tt_b, tt_tag, tt_lo, tt_hi, tt_mv, stats):
     """Tighten (or create) the table entry of the trick-boundary node ``sp``."""
     slot = fr[sp, _F_SLOT]
