@@ -29,6 +29,13 @@ Enhancements, each switchable through ``opts`` so that tests compare "all off" w
   holds wins whatever trick it falls in (only a stronger trump could take that trick),
   so its points are a sure floor for its side: at a trick boundary the value lies in
   ``[sure N-S points, points left - sure E-W points]``; cut when the window is outside.
+* ``O_QUICK``: quick tricks of the leader. A card on top of its suit among all live
+  cards wins when led (nobody may follow higher) unless somebody void in the suit trumps
+  it; the leader then leads again. So the leader can cash, one after the other, the top
+  run of every suit: all of it in the trump suit, in BK and in VK; in a plain suit of a
+  trump contract at most as many cards as each other player holding trumps has in that
+  suit (each follows suit, so nobody can trump). Their points (and a trick bonus each
+  when counting tricks) are a floor for the leader's side.
 * ``O_LEADTOP``: leads ordered as "cash a master card that cannot be trumped, else lead
   the cheapest card".
 
@@ -60,8 +67,10 @@ O_LEADTOP = 32
 O_KILLER = 64
 O_ENDGAME = 128
 O_SURE = 256
+O_QUICK = 512
 O_ALL = (
     O_TT | O_BOUNDS | O_EQUIV | O_ORDER | O_HISTORY | O_LEADTOP | O_KILLER | O_ENDGAME | O_SURE
+    | O_QUICK
 )
 OPTION_NAMES = {
     "tt": O_TT,
@@ -73,6 +82,7 @@ OPTION_NAMES = {
     "killer": O_KILLER,
     "endgame": O_ENDGAME,
     "sure": O_SURE,
+    "quick": O_QUICK,
 }
 
 # Drivers of the exact value.
@@ -182,6 +192,43 @@ def _sure_trumps(mine, theirs, trump, stren, order, above):
         if (theirs >> c) & 1:
             return mine & above[trump, stren[c] + 1]
     return mine
+
+
+@nb.njit(cache=True, _nrt=False, inline="always")
+def _quick_tricks(hands, ld, trump, pts, order, tb, lb):
+    """Points the leader ``ld`` surely takes by cashing top cards (see ``O_QUICK``).
+
+    Cashing every card of the hand takes the last trick too: its bonus ``lb`` counts.
+    """
+    live = hands[0] | hands[1] | hands[2] | hands[3]
+    mine = hands[ld]
+    total = 0
+    cashed = 0
+    for s in range(4):
+        if (mine >> (8 * s)) & 0xFF == 0:
+            continue
+        limit = 8
+        if trump >= 0 and s != trump:
+            tmask = np.int64(0xFF) << (8 * trump)
+            smask = np.int64(0xFF) << (8 * s)
+            for j in range(1, 4):
+                o = hands[(ld + j) & 3]
+                if o & tmask != 0:
+                    limit = min(limit, popcount32(o & smask))
+        for i in range(8):
+            if limit == 0:
+                break
+            c = order[s, i]  # strongest first
+            if (live >> c) & 1 == 0:
+                continue
+            if (mine >> c) & 1 == 0:
+                break
+            total += pts[c] + tb
+            cashed += 1
+            limit -= 1
+    if cashed == popcount32(mine):
+        total += lb
+    return total
 
 
 @nb.njit(cache=True, inline="always")
@@ -500,6 +547,17 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
                         elif hi_s <= al:
                             ret = hi_s
                             done = True
+                if not done and opts & O_QUICK:
+                    q = _quick_tricks(
+                        hands, ld, trump, pts, order, rules[R_TRICK_BONUS], rules[R_LAST_BONUS]
+                    )
+                    if (ld & 1) == 0:
+                        if q >= be:
+                            ret = q
+                            done = True
+                    elif rem - q <= al:
+                        ret = rem - q
+                        done = True
                 if not done and left == 2 and opts & O_ENDGAME:
                     ret = two_tricks(hands, ld, tricks, toff, al, be, pts, stren, above, rules)
                     done = True
