@@ -90,8 +90,9 @@ def collect(quick: bool) -> list[dict]:
         small = deals(4 if quick else 10, cards=6, seed=SEED + 1)
         variants = [("all on", Solver())]
         variants += [(f"without {k}", Solver(opts=O_ALL & ~v)) for k, v in OPTION_NAMES.items()]
-        variants += [("MTD(f) driver instead of bisection", Solver(method="mtdf")),
-                     ("full-window driver instead of bisection", Solver(method="full")),
+        variants += [("bisection driver instead of auto", Solver(method="bisect")),
+                     ("MTD(f) driver instead of auto", Solver(method="mtdf")),
+                     ("full-window driver instead of auto", Solver(method="full")),
                      ("all off (plain alpha-beta, full window)", Solver(opts=0, method="full"))]
         base_nodes = None
         for label, s in variants:

@@ -380,3 +380,20 @@ def test_bound_cuts_alone_match_brute_force(rs_name):
         hands = random_position(rng, int(rng.choice([2, 3, 4], p=[0.3, 0.5, 0.2])))
         leader = int(rng.integers(4))
         check_position(s, hands, leader, kind, rs, rs_name, rng, rules=rules, capot=False)
+
+
+def test_every_driver_matches_brute_force():
+    """Bisection, MTD(f), full window and auto against brute force (the default ``auto``
+    searches small positions with a full window, so the gates above would not see the
+    null-window drivers)."""
+    solvers = {m: Solver(method=m) for m in ("bisect", "mtdf", "full", "auto")}
+    rng = np.random.default_rng(83)
+    for i in range(80):
+        rs_name = list(RULESETS)[i % 4]
+        rs = get_ruleset(rs_name)
+        kind = rs.kinds[i % len(rs.kinds)]
+        hands = random_position(rng, int(rng.choice([1, 2, 3, 4], p=[0.1, 0.3, 0.45, 0.15])))
+        leader = int(rng.integers(4))
+        ref = naive_value(hands, leader, kind, rs_name)
+        for m, s in solvers.items():
+            assert s.solve(hands, kind, leader, rs).ns_points == ref, (m, rs_name, kind)

@@ -19,7 +19,7 @@ from ..tables import rule_tables
 from .play import N_RULES, play_tables
 from .search import (
     DEFAULT_TT_BITS,
-    M_BISECT,
+    M_AUTO,
     O_ALL,
     S_NODES,
     _new_context,
@@ -101,7 +101,7 @@ def dd_tables(
     ruleset="bazar",
     capot: bool = True,
     opts: int = O_ALL,
-    method: int = M_BISECT,
+    method: int = M_AUTO,
     tt_bits: int = DEFAULT_TT_BITS,
     chunk: int = 1,
 ) -> dict[str, np.ndarray]:
