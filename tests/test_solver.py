@@ -205,7 +205,10 @@ def test_mid_size_all_optimisations_off_vs_on():
         assert on.solve(hands, kind, leader).ns_points == off.solve(hands, kind, leader).ns_points
 
 
-@pytest.mark.parametrize("opt", ["tt", "bounds", "equiv", "order", "history", "leadtop", "killer"])
+@pytest.mark.parametrize(
+    "opt",
+    ["tt", "bounds", "equiv", "order", "history", "leadtop", "killer", "endgame", "sure", "quick"],
+)
 def test_each_optimisation_alone_agrees(opt):
     from bazarsim.solver import OPTION_NAMES
 
@@ -354,3 +357,43 @@ def test_batch_columns_are_parquet_ready(tmp_path):
         leader = (d % 4 + 1) % 4
         ref = naive_value(deals[d], leader, 4, "bazar-blot")
         assert out["BK_ns"][d] == ref
+
+
+@pytest.mark.parametrize("rs_name", list(RULESETS))
+def test_bound_cuts_alone_match_brute_force(rs_name):
+    """Sure-trump and quick-trick bounds (no table, no endgame) against brute force.
+
+    These two bounds are the unsafe kind of enhancement (an unsound "quick tricks" made a
+    quarter of a published solver's values wrong), so they get their own gate, with
+    every legal-play flag of the ruleset also flipped at random.
+    """
+    from bazarsim.solver.search import O_BOUNDS, O_QUICK, O_SURE
+
+    s = Solver(opts=O_BOUNDS | O_QUICK | O_SURE, method="bisect")
+    rng = np.random.default_rng(97 + len(rs_name))
+    base = NP.RULES[rs_name]
+    for i in range(60):
+        flag = list(FLAG_OPTIONS)[i % len(FLAG_OPTIONS)]
+        rules = dict(base, **{flag: not base[flag]}) if i % 2 else base
+        rs = get_ruleset(rs_name, **{FLAG_OPTIONS[flag]: rules[flag]})
+        kind = rs.kinds[i % len(rs.kinds)]
+        hands = random_position(rng, int(rng.choice([2, 3, 4], p=[0.3, 0.5, 0.2])))
+        leader = int(rng.integers(4))
+        check_position(s, hands, leader, kind, rs, rs_name, rng, rules=rules, capot=False)
+
+
+def test_every_driver_matches_brute_force():
+    """Bisection, MTD(f), full window and auto against brute force (the default ``auto``
+    searches small positions with a full window, so the gates above would not see the
+    null-window drivers)."""
+    solvers = {m: Solver(method=m) for m in ("bisect", "mtdf", "full", "auto")}
+    rng = np.random.default_rng(83)
+    for i in range(80):
+        rs_name = list(RULESETS)[i % 4]
+        rs = get_ruleset(rs_name)
+        kind = rs.kinds[i % len(rs.kinds)]
+        hands = random_position(rng, int(rng.choice([1, 2, 3, 4], p=[0.1, 0.3, 0.45, 0.15])))
+        leader = int(rng.integers(4))
+        ref = naive_value(hands, leader, kind, rs_name)
+        for m, s in solvers.items():
+            assert s.solve(hands, kind, leader, rs).ns_points == ref, (m, rs_name, kind)

@@ -95,11 +95,12 @@ class Solver:
     """Reusable solver: one transposition table, generation-cleared between searches.
 
     ``opts`` selects search enhancements (bit flags of :data:`OPTION_NAMES`), ``method``
-    the exact-value driver: ``bisect`` (default; measured fewer nodes than MTD(f) from
-    the half-way guess), ``mtdf`` or ``full`` window.
+    the exact-value driver: ``auto`` (default: one full-window search up to 6 tricks left,
+    bisection above; measured fewest nodes at each size), ``bisect``, ``mtdf`` (from the
+    half-way guess) or ``full`` window.
     """
 
-    def __init__(self, tt_bits: int = DEFAULT_TT_BITS, opts: int = O_ALL, method: str = "bisect"):
+    def __init__(self, tt_bits: int = DEFAULT_TT_BITS, opts: int = O_ALL, method: str = "auto"):
         self.ctx = new_context(tt_bits, opts)
         self.method = METHOD_NAMES[method]
         self.opts = opts

@@ -23,8 +23,25 @@ Enhancements, each switchable through ``opts`` so that tests compare "all off" w
 * ``O_HISTORY``: history heuristic (cut-off moves of each seat) as a tie-break.
 * ``O_KILLER``: two killer cards per ply (the last cut-off moves) as a tie-break
   above the history score.
+* ``O_ENDGAME``: a trick boundary with two cards in each hand is solved in place by
+  :func:`two_tricks` (at most 16 lines, the last trick forced) instead of 4 + 1 frames.
+* ``O_SURE``: in a trump contract, a trump stronger than every trump the other side
+  holds wins whatever trick it falls in (only a stronger trump could take that trick),
+  so its points are a sure floor for its side: at a trick boundary the value lies in
+  ``[sure N-S points, points left - sure E-W points]``; cut when the window is outside.
+* ``O_QUICK``: quick tricks of the leader. A card on top of its suit among all live
+  cards wins when led (nobody may follow higher) unless somebody void in the suit trumps
+  it; the leader then leads again. So the leader can cash, one after the other, the top
+  run of every suit: all of it in the trump suit, in BK and in VK; in a plain suit of a
+  trump contract at most as many cards as each other player holding trumps has in that
+  suit (each follows suit, so nobody can trump). Their points (and a trick bonus each
+  when counting tricks) are a floor for the leader's side.
 * ``O_LEADTOP``: leads ordered as "cash a master card that cannot be trumped, else lead
   the cheapest card".
+
+The search kernels are compiled with ``_nrt=False``: they never allocate, and without the
+runtime every array handed to a helper costs nothing, where reference counting spent
+about 70 % of the search time in atomic increments (measured with ``perf``).
 
 The search is one iterative Numba function with an explicit stack of frames over
 preallocated per-ply buffers (cacheable, no call overhead); the buffers are bundled in
@@ -35,9 +52,11 @@ from __future__ import annotations
 
 import numba as nb
 import numpy as np
+from llvmlite import ir
+from numba.core import types as nbtypes
+from numba.extending import intrinsic
 
-from ..bitops import popcount32
-from .play import R_LAST_BONUS, R_TRICK_BONUS, R_TRUMP, card_key, legal_cards, trick_winner
+from .play import R_LAST_BONUS, R_TRICK_BONUS, R_TRUMP, card_key, legal_at, trick_winner_at
 
 O_TT = 1
 O_BOUNDS = 2
@@ -46,7 +65,13 @@ O_ORDER = 8
 O_HISTORY = 16
 O_LEADTOP = 32
 O_KILLER = 64
-O_ALL = O_TT | O_BOUNDS | O_EQUIV | O_ORDER | O_HISTORY | O_LEADTOP | O_KILLER
+O_ENDGAME = 128
+O_SURE = 256
+O_QUICK = 512
+O_ALL = (
+    O_TT | O_BOUNDS | O_EQUIV | O_ORDER | O_HISTORY | O_LEADTOP | O_KILLER | O_ENDGAME | O_SURE
+    | O_QUICK
+)
 OPTION_NAMES = {
     "tt": O_TT,
     "bounds": O_BOUNDS,
@@ -55,13 +80,21 @@ OPTION_NAMES = {
     "history": O_HISTORY,
     "leadtop": O_LEADTOP,
     "killer": O_KILLER,
+    "endgame": O_ENDGAME,
+    "sure": O_SURE,
+    "quick": O_QUICK,
 }
 
 # Drivers of the exact value.
 M_MTDF = 0
 M_BISECT = 1
 M_FULL = 2
-METHOD_NAMES = {"mtdf": M_MTDF, "bisect": M_BISECT, "full": M_FULL}
+M_AUTO = 3
+METHOD_NAMES = {"mtdf": M_MTDF, "bisect": M_BISECT, "full": M_FULL, "auto": M_AUTO}
+# ``auto``: one full-window search up to this many tricks left, bisection above. Measured
+# (72 solves per size, nodes, bisection / full window): 4 tricks 338 / 187, 5: 1163 / 852,
+# 6: 9041 / 7589, 7: 47787 / 51755; full deals: bisection 0.8x the nodes of full window.
+AUTO_FULL_MAX = 6
 
 # Slots of the ``stats`` vector.
 S_GEN = 0
@@ -96,19 +129,53 @@ def _new_context(tt_bits, opts):
     stats[S_MASK] = size - 1
     hist = np.zeros(_KILLERS + 2 * 40, np.int64)
     hist[_KILLERS:] = -1
-    tricks = np.zeros((10, 4), np.int64)
-    moves = np.zeros((40, 8), np.int64)
-    scores = np.zeros((40, 8), np.int64)
+    # Flat per-trick / per-ply buffers, indexed with offsets: row views would cost an
+    # atomic reference-count update each.
+    tricks = np.zeros(10 * 4, np.int64)
+    moves = np.zeros(40 * 8, np.int64)
+    scores = np.zeros(40 * 8, np.int64)
     frames = np.zeros((40, N_FRAME), np.int64)
     return (tt_a, tt_b, tt_tag, tt_lo, tt_hi, tt_mv, stats, hist, tricks, moves, scores, frames)
 
 
+@intrinsic
+def _cttz(typingctx, x):
+    """LLVM count-trailing-zeros of an int64 (one ``tzcnt``/``bsf``)."""
+    if not isinstance(x, nbtypes.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        v = context.cast(builder, args[0], signature.args[0], nbtypes.int64)
+        return builder.cttz(v, ir.Constant(ir.IntType(1), 0))
+
+    return nbtypes.int64(x), codegen
+
+
+@intrinsic
+def _ctpop(typingctx, x):
+    """LLVM population count of an int64 (one ``popcnt``)."""
+    if not isinstance(x, nbtypes.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        v = context.cast(builder, args[0], signature.args[0], nbtypes.int64)
+        return builder.ctpop(v)
+
+    return nbtypes.int64(x), codegen
+
+
+@nb.njit(cache=True, inline="always")
+def popcount32(x):
+    """Set bits of a card mask (the solver's masks are non-negative int64)."""
+    return _ctpop(np.int64(x))
+
+
 @nb.njit(cache=True, inline="always")
 def _lowest_card(mask):
-    return popcount32((mask & -mask) - 1)
+    return _cttz(np.int64(mask))
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False, inline="always")
 def mask_points(mask, pts):
     """Sum of the points of the cards in ``mask``."""
     total = 0
@@ -120,15 +187,184 @@ def mask_points(mask, pts):
     return total
 
 
-@nb.njit(cache=True)
-def _gen_moves(hands, p, trick, n, pts, stren, order, above, rules, opts, mv):
-    """Fill ``mv`` with the cards to search for seat ``p``; return how many."""
-    legal = legal_cards(hands[p], trick, n, stren, above, rules)
+@nb.njit(cache=True, _nrt=False, inline="always")
+def _sure_trumps(mine, theirs, trump, stren, order, above):
+    """Cards of the trump mask ``mine`` stronger than every card of the mask ``theirs``."""
+    if theirs == 0:
+        return mine
+    for i in range(8):
+        c = order[trump, i]  # strongest first
+        if (theirs >> c) & 1:
+            return mine & above[trump, stren[c] + 1]
+    return mine
+
+
+@nb.njit(cache=True, _nrt=False, inline="always")
+def _quick_tricks(hands, ld, trump, pts, order, tb, lb):
+    """Points the leader ``ld`` surely takes by cashing top cards (see ``O_QUICK``).
+
+    Cashing every card of the hand takes the last trick too: its bonus ``lb`` counts.
+    """
+    live = hands[0] | hands[1] | hands[2] | hands[3]
+    mine = hands[ld]
+    total = 0
+    cashed = 0
+    for s in range(4):
+        if (mine >> (8 * s)) & 0xFF == 0:
+            continue
+        limit = 8
+        if trump >= 0 and s != trump:
+            tmask = np.int64(0xFF) << (8 * trump)
+            smask = np.int64(0xFF) << (8 * s)
+            for j in range(1, 4):
+                o = hands[(ld + j) & 3]
+                if o & tmask != 0:
+                    limit = min(limit, popcount32(o & smask))
+        for i in range(8):
+            if limit == 0:
+                break
+            c = order[s, i]  # strongest first
+            if (live >> c) & 1 == 0:
+                continue
+            if (mine >> c) & 1 == 0:
+                break
+            total += pts[c] + tb
+            cashed += 1
+            limit -= 1
+    if cashed == popcount32(mine):
+        total += lb
+    return total
+
+
+@nb.njit(cache=True, inline="always")
+def _pick(j, r0, r1, r2, r3):
+    if j == 0:
+        return r0
+    if j == 1:
+        return r1
+    if j == 2:
+        return r2
+    return r3
+
+
+@nb.njit(cache=True, _nrt=False, inline="always")
+def _two_lines(hands, ld, c0, c1, c2, c3, w, pts, stren, trump, tb, lb):
+    """N-S points of a first trick ``c0..c3`` won by seat ``w`` plus the forced last one."""
+    v = np.int64(0)
+    if (w & 1) == 0:
+        v = pts[c0] + pts[c1] + pts[c2] + pts[c3] + tb
+    r0 = hands[ld] ^ (np.int64(1) << c0)
+    r1 = hands[(ld + 1) & 3] ^ (np.int64(1) << c1)
+    r2 = hands[(ld + 2) & 3] ^ (np.int64(1) << c2)
+    r3 = hands[(ld + 3) & 3] ^ (np.int64(1) << c3)
+    led_card = _lowest_card(_pick((w - ld) & 3, r0, r1, r2, r3))
+    led = led_card >> 3
+    best = card_key(led_card, led, trump, stren)
+    bi = 0
+    last = pts[led_card] + tb + lb
+    for i in range(1, 4):
+        c = _lowest_card(_pick((w - ld + i) & 3, r0, r1, r2, r3))
+        last += pts[c]
+        k = card_key(c, led, trump, stren)
+        if k > best:
+            best = k
+            bi = i
+    if ((w + bi) & 1) == 0:
+        v += last
+    return v
+
+
+@nb.njit(cache=True, _nrt=False)
+def two_tricks(hands, ld, tr, off, alpha, beta, pts, stren, above, rules):
+    """Fail-soft N-S points of the last two tricks (two cards in every hand, ``ld`` leads).
+
+    Alpha-beta over the legal cards of the first of them (at most 2 x 2 x 2 x 2 lines)
+    written as four nested loops; the last trick is forced. ``tr[off : off + 4]`` is
+    scratch space.
+    """
+    trump = rules[R_TRUMP]
+    tb = rules[R_TRICK_BONUS]
+    lb = rules[R_LAST_BONUS]
+    mx0 = (ld & 1) == 0  # levels 0 and 2 maximise iff the leader is N or S
+    inf = np.int64(1 << 30)
+    v0 = np.int64(-1) if mx0 else inf
+    a0 = alpha
+    b0 = beta
+    m0 = hands[ld]
+    while m0 != 0:
+        c0 = _lowest_card(m0)
+        m0 &= m0 - 1
+        tr[off + 0] = c0
+        a1 = a0
+        b1 = b0
+        v1 = inf if mx0 else np.int64(-1)
+        m1 = legal_at(hands[(ld + 1) & 3], tr, off, 1, stren, above, rules)
+        while m1 != 0:
+            c1 = _lowest_card(m1)
+            m1 &= m1 - 1
+            tr[off + 1] = c1
+            a2 = a1
+            b2 = b1
+            v2 = np.int64(-1) if mx0 else inf
+            m2 = legal_at(hands[(ld + 2) & 3], tr, off, 2, stren, above, rules)
+            while m2 != 0:
+                c2 = _lowest_card(m2)
+                m2 &= m2 - 1
+                tr[off + 2] = c2
+                a3 = a2
+                b3 = b2
+                v3 = inf if mx0 else np.int64(-1)
+                m3 = legal_at(hands[(ld + 3) & 3], tr, off, 3, stren, above, rules)
+                while m3 != 0:
+                    c3 = _lowest_card(m3)
+                    m3 &= m3 - 1
+                    tr[off + 3] = c3
+                    w = (ld + trick_winner_at(tr, off, 4, trump, stren)) & 3
+                    v = _two_lines(hands, ld, c0, c1, c2, c3, w, pts, stren, trump, tb, lb)
+                    if mx0:  # level 3 minimises
+                        v3 = min(v3, v)
+                        b3 = min(b3, v)
+                    else:
+                        v3 = max(v3, v)
+                        a3 = max(a3, v)
+                    if a3 >= b3:
+                        break
+                if mx0:
+                    v2 = max(v2, v3)
+                    a2 = max(a2, v3)
+                else:
+                    v2 = min(v2, v3)
+                    b2 = min(b2, v3)
+                if a2 >= b2:
+                    break
+            if mx0:
+                v1 = min(v1, v2)
+                b1 = min(b1, v2)
+            else:
+                v1 = max(v1, v2)
+                a1 = max(a1, v2)
+            if a1 >= b1:
+                break
+        if mx0:
+            v0 = max(v0, v1)
+            a0 = max(a0, v1)
+        else:
+            v0 = min(v0, v1)
+            b0 = min(b0, v1)
+        if a0 >= b0:
+            break
+    return v0
+
+
+@nb.njit(cache=True, _nrt=False, inline="always")
+def _gen_moves(hands, p, tr, off, n, pts, stren, order, above, rules, opts, mv, mo):
+    """Fill ``mv[mo:]`` with the cards to search for seat ``p``; return how many."""
+    legal = legal_at(hands[p], tr, off, n, stren, above, rules)
     nm = 0
     if opts & O_EQUIV:
         live = hands[0] | hands[1] | hands[2] | hands[3]
         for i in range(n):
-            live |= np.int64(1) << trick[i]
+            live |= np.int64(1) << tr[off + i]
         for s in range(4):
             if (legal >> (8 * s)) & 0xFF == 0:
                 continue
@@ -139,23 +375,23 @@ def _gen_moves(hands, p, trick, n, pts, stren, order, above, rules, opts, mv):
                     continue
                 if (legal >> c) & 1:
                     if not (prev >= 0 and (legal >> prev) & 1 and pts[c] == pts[prev]):
-                        mv[nm] = c
+                        mv[mo + nm] = c
                         nm += 1
                 prev = c
     else:
         m = legal
         while m != 0:
-            mv[nm] = _lowest_card(m)
+            mv[mo + nm] = _lowest_card(m)
             nm += 1
             m &= m - 1
     return nm
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False, inline="always")
 def _order_moves(
-    mv, sc, nm, p, trick, n, tt_move, pts, stren, above, trump, hands, hist, opts, ply
+    mv, sc, mo, nm, p, tr, off, n, tt_move, pts, stren, above, trump, hands, hist, opts, ply
 ):
-    """Sort ``mv[:nm]`` by descending score (point-aware rules, TT move, history)."""
+    """Sort ``mv[mo : mo + nm]`` by descending score (point-aware rules, TT move, history)."""
     if nm < 2:
         return
     live = hands[0] | hands[1] | hands[2] | hands[3]
@@ -166,15 +402,15 @@ def _order_moves(
     widx = 0
     led = -1
     if n > 0:
-        led = trick[0] >> 3
+        led = tr[off] >> 3
         for i in range(n):
-            k = card_key(trick[i], led, trump, stren)
+            k = card_key(tr[off + i], led, trump, stren)
             if k > wkey:
                 wkey = k
                 widx = i
     partner_holds = n > 0 and (widx & 1) == (n & 1)
     for k in range(nm):
-        c = mv[k]
+        c = mv[mo + k]
         s = 0
         if opts & O_ORDER and c == tt_move:
             s = 1 << 40
@@ -200,12 +436,12 @@ def _order_moves(
                 s += 1 << 30
         if opts & O_HISTORY:
             s += hist[p * 32 + c]
-        sc[k] = s
-    for i in range(1, nm):
+        sc[mo + k] = s
+    for i in range(mo + 1, mo + nm):
         c = mv[i]
         s = sc[i]
         j = i - 1
-        while j >= 0 and sc[j] < s:
+        while j >= mo and sc[j] < s:
             mv[j + 1] = mv[j]
             sc[j + 1] = sc[j]
             j -= 1
@@ -213,7 +449,7 @@ def _order_moves(
         sc[j + 1] = s
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True, _nrt=False, inline="always")
 def _tt_index(a, b, leader, mask):
     x = a * _C1 + b * _C2 + leader
     x ^= x >> 29
@@ -243,14 +479,14 @@ _F_LEFT = 17
 N_FRAME = 18
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules, ctx):
     """Fail-soft alpha-beta: N-S points from the start of trick ``t`` (``n`` cards in it).
 
-    ``ctx[8][t, :n]`` holds the cards already in the trick; ``hands`` excludes them (and
-    is restored on return). Iterative, with an explicit stack of frames, so that Numba can
-    cache it (a cached recursive function crashes Numba 0.62 on reload) and calls cost
-    nothing.
+    ``ctx[8][4 * t : 4 * t + n]`` holds the cards already in the trick; ``hands``
+    excludes them (and is restored on return). Iterative, with an explicit stack of
+    frames, so that Numba can cache it (a cached recursive function crashes Numba 0.62
+    on reload) and calls cost nothing.
     """
     tt_a, tt_b, tt_tag, tt_lo, tt_hi, tt_mv, stats, hist, tricks, moves, scores, fr = ctx
     opts = stats[S_OPTS]
@@ -262,6 +498,7 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
     fr[0, _F_ALPHA] = alpha
     fr[0, _F_BETA] = beta
     ret = np.int64(0)
+    hp = mask_points(hands[0] | hands[1] | hands[2] | hands[3], pts)  # points in hands
     while True:
         # ---------------------------------------------------------- enter node sp
         stats[S_NODES] += 1
@@ -270,7 +507,7 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
         nn = fr[sp, _F_N]
         al = fr[sp, _F_ALPHA]
         be = fr[sp, _F_BETA]
-        trick = tricks[tn]
+        toff = 4 * tn
         p = (ld + nn) & 3
         left = popcount32(hands[p])
         done = False
@@ -284,17 +521,13 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
                 total = rules[R_TRICK_BONUS] + rules[R_LAST_BONUS]
                 for i in range(4):
                     c = _lowest_card(hands[(ld + i) & 3])
-                    trick[i] = c
+                    tricks[toff + i] = c
                     total += pts[c]
-                w = (ld + trick_winner(trick, 4, trump, stren)) & 3
+                w = (ld + trick_winner_at(tricks, toff, 4, trump, stren)) & 3
                 ret = total if (w & 1) == 0 else np.int64(0)
                 done = True
             else:
-                rem = (
-                    mask_points(hands[0] | hands[1] | hands[2] | hands[3], pts)
-                    + left * rules[R_TRICK_BONUS]
-                    + rules[R_LAST_BONUS]
-                )
+                rem = hp + left * rules[R_TRICK_BONUS] + rules[R_LAST_BONUS]
                 fr[sp, _F_REM] = rem
                 if opts & O_BOUNDS:
                     if rem <= al:
@@ -303,6 +536,36 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
                     elif be <= 0:
                         ret = np.int64(0)
                         done = True
+                if not done and opts & O_SURE and trump >= 0:
+                    tmask = np.int64(0xFF) << (8 * trump)
+                    t_ns = (hands[0] | hands[2]) & tmask
+                    t_ew = (hands[1] | hands[3]) & tmask
+                    if (t_ns | t_ew) != 0:
+                        sure_ns = _sure_trumps(t_ns, t_ew, trump, stren, order, above)
+                        lo_s = mask_points(sure_ns, pts)
+                        hi_s = rem - mask_points(
+                            _sure_trumps(t_ew, t_ns, trump, stren, order, above), pts
+                        )
+                        if lo_s >= be:
+                            ret = lo_s
+                            done = True
+                        elif hi_s <= al:
+                            ret = hi_s
+                            done = True
+                if not done and opts & O_QUICK:
+                    q = _quick_tricks(
+                        hands, ld, trump, pts, order, rules[R_TRICK_BONUS], rules[R_LAST_BONUS]
+                    )
+                    if (ld & 1) == 0:
+                        if q >= be:
+                            ret = q
+                            done = True
+                    elif rem - q <= al:
+                        ret = rem - q
+                        done = True
+                if not done and left == 2 and opts & O_ENDGAME:
+                    ret = two_tricks(hands, ld, tricks, toff, al, be, pts, stren, above, rules)
+                    done = True
                 if not done and opts & O_TT:
                     key_a = hands[0] | (hands[1] << 32)
                     key_b = hands[2] | (hands[3] << 32)
@@ -339,11 +602,13 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
             fr[sp, _F_B0] = be
             fr[sp, _F_SLOT] = slot
             fr[sp, _F_LEFT] = left
-            mv = moves[sp]
-            nm = _gen_moves(hands, p, trick, nn, pts, stren, order, above, rules, opts, mv)
+            mo = 8 * sp
+            nm = _gen_moves(
+                hands, p, tricks, toff, nn, pts, stren, order, above, rules, opts, moves, mo
+            )
             _order_moves(
-                mv, scores[sp], nm, p, trick, nn, tt_move, pts, stren, above, trump, hands, hist,
-                opts, sp,
+                moves, scores, mo, nm, p, tricks, toff, nn, tt_move, pts, stren, above, trump,
+                hands, hist, opts, sp,
             )
             fr[sp, _F_NM] = nm
             fr[sp, _F_K] = 0
@@ -359,8 +624,9 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
                 nn = fr[sp, _F_N]
                 p = (ld + nn) & 3
                 k = fr[sp, _F_K] - 1
-                c = moves[sp, k]
+                c = moves[8 * sp + k]
                 hands[p] ^= np.int64(1) << c
+                hp += pts[c]
                 v = ret + fr[sp, _F_NS]
                 if (p & 1) == 0:
                     if v > fr[sp, _F_BEST]:
@@ -391,17 +657,19 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
             if k < fr[sp, _F_NM] and al < be:
                 # play the next move and descend
                 p = (ld + nn) & 3
-                c = moves[sp, k]
+                c = moves[8 * sp + k]
                 fr[sp, _F_K] = k + 1
                 hands[p] ^= np.int64(1) << c
-                trick = tricks[tn]
-                trick[nn] = c
+                hp -= pts[c]
+                toff = 4 * tn
+                tricks[toff + nn] = c
                 q = sp + 1
                 if nn == 3:
-                    w = (ld + trick_winner(trick, 4, trump, stren)) & 3
+                    w = (ld + trick_winner_at(tricks, toff, 4, trump, stren)) & 3
                     ns = np.int64(0)
                     if (w & 1) == 0:
-                        ns = pts[trick[0]] + pts[trick[1]] + pts[trick[2]] + pts[c]
+                        ns = pts[tricks[toff]] + pts[tricks[toff + 1]] + pts[tricks[toff + 2]]
+                        ns += pts[c]
                         ns += rules[R_TRICK_BONUS]
                         if hands[p] == 0:
                             ns += rules[R_LAST_BONUS]
@@ -428,7 +696,7 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
             done = True
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False, inline="always")
 def _tt_store(fr, sp, best, ld, tt_a, tt_b, tt_tag, tt_lo, tt_hi, tt_mv, stats):
     """Tighten (or create) the table entry of the trick-boundary node ``sp``."""
     slot = fr[sp, _F_SLOT]
@@ -474,7 +742,7 @@ def start_position(hands, leader, trick_cards, n, ctx):
     for i in range(4):
         work[i] = hands[i]
     for i in range(n):
-        tricks[0, i] = trick_cards[i]
+        tricks[i] = trick_cards[i]
     return work
 
 
@@ -484,7 +752,7 @@ def points_left(work, leader, n, pts, rules, ctx):
     tricks = ctx[8]
     total = mask_points(work[0] | work[1] | work[2] | work[3], pts)
     for i in range(n):
-        total += pts[tricks[0, i]]
+        total += pts[tricks[i]]
     left = popcount32(work[(leader + n) & 3])
     return total + left * rules[R_TRICK_BONUS] + rules[R_LAST_BONUS]
 
@@ -501,13 +769,16 @@ def new_search(ctx):
 def exact_value(hands, leader, trick_cards, n, pts, stren, order, above, rules, ctx, method, guess):
     """Exact N-S points of a position (trick ``trick_cards[:n]`` in progress).
 
-    ``method``: MTD(f) from ``guess`` (-1: half of the points left), bisection, or one
-    full-window search. Uses the current table generation (call :func:`new_search`
+    ``method``: MTD(f) from ``guess`` (-1: half of the points left), bisection, one
+    full-window search, or ``M_AUTO`` (full window up to ``AUTO_FULL_MAX`` tricks left,
+    else bisection). Uses the current table generation (call :func:`new_search`
     first when the contract or the scoring mode changed).
     """
     work = start_position(hands, leader, trick_cards, n, ctx)
     upper = points_left(work, leader, n, pts, rules, ctx)
     lower = 0
+    if method == M_AUTO:
+        method = M_FULL if popcount32(work[(leader + n) & 3]) <= AUTO_FULL_MAX else M_BISECT
     if method == M_FULL:
         return alphabeta(work, leader, 0, n, -1, upper + 1, pts, stren, order, above, rules, ctx)
     if method == M_BISECT:
