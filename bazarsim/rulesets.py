@@ -318,13 +318,24 @@ class Ruleset:
             )
         return kind
 
+    def total_points(self, kind: int) -> int:
+        """Card points + last trick of a deal under ``kind`` (162, or 258 in VK), straight
+        from the card values: cheap enough for per-deal scalar scoring."""
+        cr = self.cards
+        trump, plain, bk = (sum(d.values()) for d in (cr.trump_points, cr.plain_points,
+                                                       cr.bk_points))
+        if kind == VK:
+            cards = 4 * trump
+        elif kind == BK:
+            cards = 4 * bk
+        else:
+            cards = trump + 3 * plain
+        return cards + cr.last_trick_bonus
+
     @property
     def deal_total(self) -> dict[int, int]:
-        """Card points + last trick per contract kind (162 / 258 in bazar)."""
-        from .tables import rule_tables
-
-        t = rule_tables(self)
-        return {k: int(t.card_points[k].sum()) + self.cards.last_trick_bonus for k in self.kinds}
+        """:meth:`total_points` for every contract kind of the ruleset."""
+        return {k: self.total_points(k) for k in self.kinds}
 
 
 def _coerce(value: Any, current: Any, key: str) -> Any:

@@ -120,23 +120,6 @@ def to_sai(points: int, rounding: str) -> int:
     return q + (r >= (5 if rounding == "half_up" else 6))
 
 
-def deal_total(rs: Ruleset, kind: int) -> int:
-    """Card points + last trick of a deal (162, or 258 in VK), straight from the card values.
-
-    Same figure as ``Ruleset.deal_total`` without building the kernel tables (the scalar
-    scorer is called per deal).
-    """
-    cr = rs.cards
-    trump, plain, bk = (sum(d.values()) for d in (cr.trump_points, cr.plain_points, cr.bk_points))
-    if kind == VK:
-        cards = 4 * trump
-    elif kind == BK:
-        cards = 4 * bk
-    else:
-        cards = trump + 3 * plain
-    return cards + cr.last_trick_bonus
-
-
 def contra_multiplier(rules, contra: int) -> int:
     return (1, rules.contra_multiplier, rules.recontra_multiplier)[contra]
 
@@ -153,7 +136,7 @@ def bid_multiplier(rules, kind: int, contra: int) -> int:
 def validate(contract: Contract, outcome: DealOutcome, rs: Ruleset) -> None:
     """Raise :class:`ScoringError` for an outcome that cannot happen."""
     rs.check_kind(contract.kind)
-    total = deal_total(rs, contract.kind)
+    total = rs.total_points(contract.kind)
     p, t = outcome.points, outcome.tricks
     if min(p) < 0 or sum(p) != total:
         raise ScoringError(f"points {p[0]}+{p[1]} must be >= 0 and sum to {total}", str(p))
@@ -265,7 +248,7 @@ def _score_bazar(contract, points, decl, bela, capot_side, made, mult, rs) -> tu
         dec = [decl[s] // 10 for s in (0, 1)]
         bel = [bela[s] // 10 for s in (0, 1)]
     else:
-        base = deal_total(rs, contract.kind)
+        base = rs.total_points(contract.kind)
         capot_extra = sr.capot_bonus
         share = list(points)
         dec, bel = list(decl), list(bela)

@@ -631,8 +631,11 @@ def test_bulk_takes_evaluate_deals_declarations():
 
 @pytest.mark.parametrize("name", ["bazar", "bazar-blot", "belote-fr", "bela-hr"])
 def test_deal_totals_162_258(name):
-    from bazarsim.scoring import deal_total
+    from bazarsim.tables import rule_tables
 
     rs = get_ruleset(name)
+    tables = rule_tables(rs)
     for kind in rs.kinds:
-        assert deal_total(rs, kind) == rs.deal_total[kind] == (258 if kind == VK else 162)
+        from_tables = int(tables.card_points[kind].sum()) + rs.cards.last_trick_bonus
+        assert rs.total_points(kind) == rs.deal_total[kind] == from_tables
+        assert from_tables == (258 if kind == VK else 162)
