@@ -135,7 +135,10 @@ def _new_context(tt_bits, opts):
     moves = np.zeros(40 * 8, np.int64)
     scores = np.zeros(40 * 8, np.int64)
     frames = np.zeros((40, N_FRAME), np.int64)
-    return (tt_a, tt_b, tt_tag, tt_lo, tt_hi, tt_mv, stats, hist, tricks, moves, scores, frames)
+    eq = np.zeros(32, np.int64)  # per card: other cards of its suit worth the same
+    return (
+        tt_a, tt_b, tt_tag, tt_lo, tt_hi, tt_mv, stats, hist, tricks, moves, scores, frames, eq
+    )
 
 
 @intrinsic
@@ -357,7 +360,7 @@ def two_tricks(hands, ld, tr, off, alpha, beta, pts, stren, above, rules):
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
-def _gen_moves(hands, p, tr, off, n, pts, stren, order, above, rules, opts, mv, mo):
+def _gen_moves(hands, p, tr, off, n, pts, stren, order, above, rules, opts, mv, mo, eq):
     """Fill ``mv[mo:]`` with the cards to search for seat ``p``; return how many."""
     legal = legal_at(hands[p], tr, off, n, stren, above, rules)
     nm = 0
@@ -365,19 +368,24 @@ def _gen_moves(hands, p, tr, off, n, pts, stren, order, above, rules, opts, mv, 
         live = hands[0] | hands[1] | hands[2] | hands[3]
         for i in range(n):
             live |= np.int64(1) << tr[off + i]
-        for s in range(4):
-            if (legal >> (8 * s)) & 0xFF == 0:
-                continue
-            prev = -1
-            for i in range(8):
-                c = order[s, i]
-                if (live >> c) & 1 == 0:
+        m = legal
+        while m != 0:
+            c = _lowest_card(m)
+            m &= m - 1
+            if legal & eq[c] != 0:
+                # skip c when the next stronger live card of its suit is also ours and
+                # worth the same
+                su = c >> 3
+                skip = False
+                for k in range(stren[c] + 1, 8):
+                    d = order[su, 7 - k]
+                    if (live >> d) & 1:
+                        skip = (legal >> d) & 1 != 0 and pts[d] == pts[c]
+                        break
+                if skip:
                     continue
-                if (legal >> c) & 1:
-                    if not (prev >= 0 and (legal >> prev) & 1 and pts[c] == pts[prev]):
-                        mv[mo + nm] = c
-                        nm += 1
-                prev = c
+            mv[mo + nm] = c
+            nm += 1
     else:
         m = legal
         while m != 0:
@@ -488,8 +496,14 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
     frames, so that Numba can cache it (a cached recursive function crashes Numba 0.62
     on reload) and calls cost nothing.
     """
-    tt_a, tt_b, tt_tag, tt_lo, tt_hi, tt_mv, stats, hist, tricks, moves, scores, fr = ctx
+    tt_a, tt_b, tt_tag, tt_lo, tt_hi, tt_mv, stats, hist, tricks, moves, scores, fr, eq = ctx
     opts = stats[S_OPTS]
+    for c in range(32):
+        m = np.int64(0)
+        for d in range(8 * (c >> 3), 8 * (c >> 3) + 8):
+            if d != c and pts[d] == pts[c]:
+                m |= np.int64(1) << d
+        eq[c] = m
     trump = rules[R_TRUMP]
     sp = 0
     fr[0, _F_LEADER] = leader
@@ -604,7 +618,7 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
             fr[sp, _F_LEFT] = left
             mo = 8 * sp
             nm = _gen_moves(
-                hands, p, tricks, toff, nn, pts, stren, order, above, rules, opts, moves, mo
+                hands, p, tricks, toff, nn, pts, stren, order, above, rules, opts, moves, mo, eq
             )
             _order_moves(
                 moves, scores, mo, nm, p, tricks, toff, nn, tt_move, pts, stren, above, trump,
