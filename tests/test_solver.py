@@ -207,7 +207,8 @@ def test_mid_size_all_optimisations_off_vs_on():
 
 @pytest.mark.parametrize(
     "opt",
-    ["tt", "bounds", "equiv", "order", "history", "leadtop", "killer", "endgame", "sure", "quick"],
+    ["tt", "bounds", "equiv", "order", "history", "leadtop", "killer", "endgame", "sure", "quick",
+     "dominance"],
 )
 def test_each_optimisation_alone_agrees(opt):
     from bazarsim.solver import OPTION_NAMES
@@ -397,3 +398,23 @@ def test_every_driver_matches_brute_force():
         ref = naive_value(hands, leader, kind, rs_name)
         for m, s in solvers.items():
             assert s.solve(hands, kind, leader, rs).ns_points == ref, (m, rs_name, kind)
+
+
+def test_dominance_off_vs_on():
+    """Run pruning (a later card can never change the trick's side) changes no value.
+
+    Cheap to run on bigger positions than brute force can: 6 tricks, every contract kind
+    and ruleset, dominance on against everything else on.
+    """
+    from bazarsim.solver.search import O_ALL, O_DOMINANCE
+
+    rng = np.random.default_rng(61)
+    for rs_name in RULESETS:
+        rs = get_ruleset(rs_name)
+        on, off = Solver(), Solver(opts=O_ALL & ~O_DOMINANCE)
+        for i in range(36):
+            kind = rs.kinds[i % len(rs.kinds)]
+            hands = random_position(rng, 6)
+            leader = int(rng.integers(4))
+            assert (on.solve(hands, kind, leader, rs).ns_points
+                    == off.solve(hands, kind, leader, rs).ns_points), (rs_name, kind, hands)

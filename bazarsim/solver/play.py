@@ -38,7 +38,8 @@ R_OVERTRUMP = 5
 R_UNDERTRUMP = 6
 R_LAST_BONUS = 7  # points for the last trick
 R_TRICK_BONUS = 8  # points for every trick (1 when counting tricks, else 0)
-N_RULES = 9
+R_MONOTONE = 9  # in every suit a stronger card is worth at least as much as a weaker one
+N_RULES = 10
 
 
 def play_tables(tables, kind: int, count_tricks: bool = False):
@@ -75,6 +76,9 @@ def play_tables(tables, kind: int, count_tricks: bool = False):
         pts = np.zeros(32, np.int64)
         rules[R_LAST_BONUS] = 0
         rules[R_TRICK_BONUS] = 1
+    rules[R_MONOTONE] = all(
+        pts[order[s, i]] >= pts[order[s, i + 1]] for s in range(4) for i in range(7)
+    )
     assert kind in range(6) and (kind != BK or rules[R_TRUMP] == -1)
     return pts, stren, order, above, rules
 

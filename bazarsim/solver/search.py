@@ -56,7 +56,15 @@ from llvmlite import ir
 from numba.core import types as nbtypes
 from numba.extending import intrinsic
 
-from .play import R_LAST_BONUS, R_TRICK_BONUS, R_TRUMP, card_key, legal_at, trick_winner_at
+from .play import (
+    R_LAST_BONUS,
+    R_MONOTONE,
+    R_TRICK_BONUS,
+    R_TRUMP,
+    card_key,
+    legal_at,
+    trick_winner_at,
+)
 
 O_TT = 1
 O_BOUNDS = 2
@@ -68,9 +76,10 @@ O_KILLER = 64
 O_ENDGAME = 128
 O_SURE = 256
 O_QUICK = 512
+O_DOMINANCE = 1024
 O_ALL = (
     O_TT | O_BOUNDS | O_EQUIV | O_ORDER | O_HISTORY | O_LEADTOP | O_KILLER | O_ENDGAME | O_SURE
-    | O_QUICK
+    | O_QUICK | O_DOMINANCE
 )
 OPTION_NAMES = {
     "tt": O_TT,
@@ -83,6 +92,7 @@ OPTION_NAMES = {
     "endgame": O_ENDGAME,
     "sure": O_SURE,
     "quick": O_QUICK,
+    "dominance": O_DOMINANCE,
 }
 
 # Drivers of the exact value.
@@ -360,29 +370,99 @@ def two_tricks(hands, ld, tr, off, alpha, beta, pts, stren, above, rules):
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
+def _next_live(c, su, step, live, stren, order):
+    """The next live card of suit ``su`` above (``step`` 1) or below (-1) ``c``, or -1."""
+    k = stren[c] + step
+    while 0 <= k < 8:
+        d = order[su, 7 - k]
+        if (live >> d) & 1:
+            return d
+        k += step
+    return -1
+
+
+@nb.njit(cache=True, _nrt=False, inline="always")
+def _best_key(hand, led, trump, stren, order):
+    """The strongest trick key ``hand`` can produce on a trick led in ``led`` (-1: none).
+
+    A hand holding the led suit must follow it; a void hand can trump (if it holds a
+    trump) or discard, and a discard never takes the trick.
+    """
+    if (hand >> (8 * led)) & 0xFF != 0:
+        su = led
+    elif trump >= 0 and (hand >> (8 * trump)) & 0xFF != 0:
+        su = trump
+    else:
+        return -1
+    for i in range(8):
+        c = order[su, i]  # strongest first
+        if (hand >> c) & 1:
+            return card_key(c, led, trump, stren)
+    return -1
+
+
+@nb.njit(cache=True, _nrt=False, inline="always")
 def _gen_moves(hands, p, tr, off, n, pts, stren, order, above, rules, opts, mv, mo, eq):
     """Fill ``mv[mo:]`` with the cards to search for seat ``p``; return how many."""
     legal = legal_at(hands[p], tr, off, n, stren, above, rules)
     nm = 0
-    if opts & O_EQUIV:
+    if opts & (O_EQUIV | O_DOMINANCE):
         live = hands[0] | hands[1] | hands[2] | hands[3]
         for i in range(n):
             live |= np.int64(1) << tr[off + i]
+        dom = n > 0 and opts & O_DOMINANCE and rules[R_MONOTONE] != 0
+        trump = rules[R_TRUMP]
+        led = 0
+        wkey = -1
+        wside = 0
+        hi_ns = -1
+        hi_ew = -1
+        if dom:
+            led = tr[off] >> 3
+            for i in range(n):
+                k = card_key(tr[off + i], led, trump, stren)
+                if k > wkey:
+                    wkey = k
+                    wside = (p - n + i) & 1  # 0: N-S hold the trick, 1: E-W
+            # the strongest key each side can still produce in this trick, after p
+            for j in range(n + 1, 4):
+                q = (p - n + j) & 3
+                k = _best_key(hands[q], led, trump, stren, order)
+                if q & 1:
+                    hi_ew = max(hi_ew, k)
+                else:
+                    hi_ns = max(hi_ns, k)
         m = legal
         while m != 0:
             c = _lowest_card(m)
             m &= m - 1
-            if legal & eq[c] != 0:
+            su = c >> 3
+            if dom:
+                # A run of our cards adjacent among the live cards (the trick's included)
+                # ranks alike against every other card: whichever we play, the trick
+                # goes the same way and the card we keep takes the same later tricks.
+                # Once no later opponent can beat the trick's winner, its side is known
+                # and, points rising with strength, the strongest card of the run is
+                # best on our own side's trick, the weakest on theirs.
+                kc = card_key(c, led, trump, stren)
+                side = p & 1
+                key = kc
+                if kc < wkey:
+                    side = wside
+                    key = wkey
+                threat = hi_ns if side == 1 else hi_ew
+                if threat < key:
+                    step = 1 if side == (p & 1) else -1
+                    d = _next_live(c, su, step, live, stren, order)
+                    if d < 0 or (legal >> d) & 1 == 0:
+                        mv[mo + nm] = c
+                        nm += 1
+                    continue
+            if opts & O_EQUIV and legal & eq[c] != 0:
                 # skip c when the next stronger live card of its suit is also ours and
                 # worth the same
-                su = c >> 3
-                skip = False
-                for k in range(stren[c] + 1, 8):
-                    d = order[su, 7 - k]
-                    if (live >> d) & 1:
-                        skip = (legal >> d) & 1 != 0 and pts[d] == pts[c]
-                        break
-                if skip:
+                d = _next_live(c, su, 1, live, stren, order)
+                if d >= 0 and (legal >> d) & 1 and pts[d] == pts[c]:
                     continue
             mv[mo + nm] = c
             nm += 1
