@@ -410,14 +410,14 @@ def _gen_moves(hands, p, tr, off, n, pts, stren, order, above, rules, opts, mv, 
         live = hands[0] | hands[1] | hands[2] | hands[3]
         for i in range(n):
             live |= np.int64(1) << tr[off + i]
-        dom = n > 0 and opts & O_DOMINANCE and rules[R_MONOTONE] != 0
+        dom = opts & O_DOMINANCE and rules[R_MONOTONE] != 0
         trump = rules[R_TRUMP]
         led = 0
         wkey = -1
         wside = 0
         hi_ns = -1
         hi_ew = -1
-        if dom:
+        if dom and n > 0:
             led = tr[off] >> 3
             for i in range(n):
                 k = card_key(tr[off + i], led, trump, stren)
@@ -437,7 +437,19 @@ def _gen_moves(hands, p, tr, off, n, pts, stren, order, above, rules, opts, mv, 
             c = _lowest_card(m)
             m &= m - 1
             su = c >> 3
-            if dom:
+            if dom and n == 0:
+                # Leading: when even the weaker card cannot be beaten, the trick is ours
+                # either way and the stronger of two adjacent cards goes first (below).
+                d = _next_live(c, su, 1, live, stren, order)
+                if d >= 0 and (legal >> d) & 1:
+                    kc = card_key(c, su, trump, stren)
+                    threat = max(
+                        _best_key(hands[(p + 1) & 3], su, trump, stren, order),
+                        _best_key(hands[(p + 3) & 3], su, trump, stren, order),
+                    )
+                    if threat < kc:
+                        continue
+            elif dom:
                 # A run of our cards adjacent among the live cards (the trick's included)
                 # ranks alike against every other card: whichever we play, the trick
                 # goes the same way and the card we keep takes the same later tricks.
