@@ -146,8 +146,11 @@ def _new_context(tt_bits, opts):
     scores = np.zeros(40 * 8, np.int64)
     frames = np.zeros((40, N_FRAME), np.int64)
     eq = np.zeros(32, np.int64)  # per card: other cards of its suit worth the same
+    # per suit: zc[10 s + k] the k weakest cards of its worthless bottom run, zc[10 s + 9]
+    # the whole run
+    zc = np.zeros(40, np.int64)
     return (
-        tt_a, tt_b, tt_tag, tt_lo, tt_hi, tt_mv, stats, hist, tricks, moves, scores, frames, eq
+        tt_a, tt_b, tt_tag, tt_lo, tt_hi, tt_mv, stats, hist, tricks, moves, scores, frames, eq, zc
     )
 
 
@@ -588,7 +591,7 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
     frames, so that Numba can cache it (a cached recursive function crashes Numba 0.62
     on reload) and calls cost nothing.
     """
-    tt_a, tt_b, tt_tag, tt_lo, tt_hi, tt_mv, stats, hist, tricks, moves, scores, fr, eq = ctx
+    tt_a, tt_b, tt_tag, tt_lo, tt_hi, tt_mv, stats, hist, tricks, moves, scores, fr, eq, zc = ctx
     opts = stats[S_OPTS]
     for c in range(32):
         m = np.int64(0)
@@ -596,6 +599,18 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
             if d != c and pts[d] == pts[c]:
                 m |= np.int64(1) << d
         eq[c] = m
+    for su in range(4):
+        m = np.int64(0)
+        k = 0
+        for i in range(7, -1, -1):
+            c = order[su, i]  # weakest first
+            if pts[c] != 0:
+                break
+            zc[10 * su + k] = m
+            m |= np.int64(1) << c
+            k += 1
+        zc[10 * su + k] = m
+        zc[10 * su + 9] = m
     trump = rules[R_TRUMP]
     sp = 0
     fr[0, _F_LEADER] = leader
@@ -673,8 +688,40 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
                     ret = two_tricks(hands, ld, tricks, toff, al, be, pts, stren, above, rules)
                     done = True
                 if not done and opts & O_TT:
-                    key_a = hands[0] | (hands[1] << 32)
-                    key_b = hands[2] | (hands[3] << 32)
+                    h0 = hands[0]
+                    h1 = hands[1]
+                    h2 = hands[2]
+                    h3 = hands[3]
+                    # Canonical key: the live cards of a suit's worthless bottom run
+                    # (7-8-9, or every card when counting tricks) moved down onto its
+                    # weakest cards, in order, keeping their owners: an equivalent position.
+                    for su in range(4):
+                        lz = (h0 | h1 | h2 | h3) & zc[10 * su + 9]
+                        if lz == zc[10 * su + popcount32(lz)]:
+                            continue
+                        j = 0
+                        for i in range(7, -1, -1):
+                            c = order[su, i]  # weakest first
+                            bit = np.int64(1) << c
+                            if zc[10 * su + 9] & bit == 0:
+                                break
+                            if lz & bit == 0:
+                                continue
+                            d = order[su, 7 - j]
+                            j += 1
+                            if d == c:
+                                continue
+                            dbit = np.int64(1) << d
+                            if h0 & bit:
+                                h0 = (h0 ^ bit) | dbit
+                            elif h1 & bit:
+                                h1 = (h1 ^ bit) | dbit
+                            elif h2 & bit:
+                                h2 = (h2 ^ bit) | dbit
+                            else:
+                                h3 = (h3 ^ bit) | dbit
+                    key_a = h0 | (h1 << 32)
+                    key_b = h2 | (h3 << 32)
                     tag = stats[S_GEN] * 4 + ld
                     fr[sp, _F_KA] = key_a
                     fr[sp, _F_KB] = key_b
