@@ -409,6 +409,9 @@ def _gen_moves(hands, p, tr, off, n, pts, stren, order, above, rules, opts, mv, 
     """Fill ``mv[mo:]`` with the cards to search for seat ``p``; return how many."""
     legal = legal_at(hands[p], tr, off, n, stren, above, rules)
     nm = 0
+    if legal & (legal - 1) == 0:  # a forced card
+        mv[mo] = _lowest_card(legal)
+        return 1
     if opts & (O_EQUIV | O_DOMINANCE):
         live = hands[0] | hands[1] | hands[2] | hands[3]
         for i in range(n):
@@ -420,6 +423,12 @@ def _gen_moves(hands, p, tr, off, n, pts, stren, order, above, rules, opts, mv, 
         wside = 0
         hi_ns = -1
         hi_ew = -1
+        if dom and n > 0:
+            # only worth it when two legal cards of one suit could form a run
+            dom = False
+            for su in range(4):
+                if popcount32((legal >> (8 * su)) & 0xFF) > 1:
+                    dom = True
         if dom and n > 0:
             led = tr[off] >> 3
             for i in range(n):
