@@ -37,7 +37,8 @@ Enhancements, each switchable through ``opts`` so that tests compare "all off" w
   suit (each follows suit, so nobody can trump). Their points (and a trick bonus each
   when counting tricks) are a floor for the leader's side.
 * ``O_LEADTOP``: leads ordered as "cash a master card that cannot be trumped, else lead
-  the cheapest card".
+  the cheapest card", a low lead to partner's master or to partner's ruff (void, with
+  trumps) first.
 
 The search kernels are compiled with ``_nrt=False``: they never allocate, and without the
 runtime every array handed to a helper costs nothing, where reference counting spent
@@ -105,6 +106,7 @@ METHOD_NAMES = {"mtdf": M_MTDF, "bisect": M_BISECT, "full": M_FULL, "auto": M_AU
 # (72 solves per size, nodes, bisection / full window): 4 tricks 338 / 187, 5: 1163 / 852,
 # 6: 9041 / 7589, 7: 47787 / 51755; full deals: bisection 0.8x the nodes of full window.
 AUTO_FULL_MAX = 6
+TB = 1 << 31
 
 # Slots of the ``stats`` vector.
 S_GEN = 0
@@ -501,7 +503,8 @@ def _gen_moves(hands, p, tr, off, n, pts, stren, order, above, rules, opts, mv, 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
 def _order_moves(
-    mv, sc, mo, nm, p, tr, off, n, tt_move, pts, stren, above, trump, hands, hist, opts, ply
+    mv, sc, mo, nm, p, tr, off, n, tt_move, pts, stren, order, above, trump, hands, hist, opts,
+    ply,
 ):
     """Sort ``mv[mo : mo + nm]`` by descending score (point-aware rules, TT move, history)."""
     if nm < 2:
@@ -534,6 +537,21 @@ def _order_moves(
                     s = (2 << 32) + (pts[c] << 24)
                 else:
                     s = (1 << 32) - (pts[c] << 24) - (stren[c] << 20)
+                    # a low lead to partner's master, or to partner's ruff, first
+                    partner = hands[(p + 2) & 3]
+                    top = live & (np.int64(0xFF) << (8 * su))
+                    for i in range(8):
+                        d = order[su, i]  # strongest first
+                        if (top >> d) & 1:
+                            if (partner >> d) & 1:
+                                s += 1 << 30
+                            elif (
+                                trump >= 0
+                                and (partner >> (8 * su)) & 0xFF == 0
+                                and (partner >> (8 * trump)) & 0xFF != 0
+                            ):
+                                s += 1 << 29
+                            break
         elif opts & O_ORDER:
             if card_key(c, led, trump, stren) > wkey:
                 s = (3 << 32) + (pts[c] << 24) - (stren[c] << 20)
@@ -769,8 +787,8 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
                 hands, p, tricks, toff, nn, pts, stren, order, above, rules, opts, moves, mo, eq
             )
             _order_moves(
-                moves, scores, mo, nm, p, tricks, toff, nn, tt_move, pts, stren, above, trump,
-                hands, hist, opts, sp,
+                moves, scores, mo, nm, p, tricks, toff, nn, tt_move, pts, stren, order, above,
+                trump, hands, hist, opts, sp,
             )
             fr[sp, _F_NM] = nm
             fr[sp, _F_K] = 0
