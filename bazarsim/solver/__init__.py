@@ -95,7 +95,7 @@ class Solver:
     """Reusable solver: one transposition table, generation-cleared between searches.
 
     ``opts`` selects search enhancements (bit flags of :data:`OPTION_NAMES`), ``method``
-    the exact-value driver: ``auto`` (default: one full-window search up to 6 tricks left,
+    the exact-value driver: ``auto`` (default: one full-window search up to 7 tricks left,
     bisection above; measured fewest nodes at each size), ``bisect``, ``mtdf`` (from the
     half-way guess) or ``full`` window.
     """

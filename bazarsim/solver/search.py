@@ -8,8 +8,12 @@ East and West minimise it.
 Enhancements, each switchable through ``opts`` so that tests compare "all off" with
 "all on" and the benchmark shows what each buys:
 
-* ``O_TT``: transposition table at trick boundaries, keyed on the exact four hands and
-  the leader, storing lower/upper bounds on future points and the best lead. Flat
+* ``O_TT``: transposition table at trick boundaries, keyed on the four hands and the
+  leader, storing lower/upper bounds on future points and the best lead. The key is
+  canonical: in each suit the live cards of the worthless bottom run (7-8-9 of a plain
+  suit, 7-8 of trumps; the whole suit when counting tricks) are moved onto its weakest
+  cards in order, keeping their owners, which is the same game (only order, points and
+  owners matter). Flat
   arrays, two-slot buckets, cleared by a generation counter (never zeroed per call), so
   successive probes of one position (MTD(f), bisection, card values) share it.
 * ``O_BOUNDS``: at a trick boundary the value lies in ``[0, points left]``; cut when the
@@ -17,6 +21,14 @@ Enhancements, each switchable through ``opts`` so that tests compare "all off" w
 * ``O_EQUIV``: of cards that are truly interchangeable (same hand, same suit, adjacent
   in strength among all cards still in play, the current trick included, and worth the
   same points) only one is searched.
+* ``O_DOMINANCE``: runs. Cards of one hand and suit with no other live card between
+  them (the trick's cards count as live) rank alike against every other card: whichever
+  is played, the trick goes the same way and the one kept wins the same later tricks;
+  only the points differ. Once no opponent still to play can beat the trick's winner,
+  the side taking it is known, and (points rising with strength, checked per contract
+  as ``R_MONOTONE``) the strongest card of the run is at least as good on one's own
+  side's trick and the weakest on the other side's, so only that one is searched. For
+  the leader this holds when even the weaker card cannot be beaten.
 * ``O_ORDER``: best move from the table first, then point-aware rules for followers:
   cards that take the trick over (richest first, then the weakest), then points loaded
   on a trick partner holds, then the cheapest discards.
@@ -103,9 +115,9 @@ M_FULL = 2
 M_AUTO = 3
 METHOD_NAMES = {"mtdf": M_MTDF, "bisect": M_BISECT, "full": M_FULL, "auto": M_AUTO}
 # ``auto``: one full-window search up to this many tricks left, bisection above. Measured
-# (72 solves per size, nodes, bisection / full window): 4 tricks 338 / 187, 5: 1163 / 852,
-# 6: 9041 / 7589, 7: 47787 / 51755; full deals: bisection 0.8x the nodes of full window.
-AUTO_FULL_MAX = 6
+# (72 solves per size, mean nodes, bisection / full window / MTD(f)): 5 tricks 960 / 653 /
+# 1662, 6: 4738 / 3882 / 8409, 7: 31494 / 29507 / 55250, 8: 106323 / 126205 / 174051.
+AUTO_FULL_MAX = 7
 TB = 1 << 31
 
 # Slots of the ``stats`` vector.
