@@ -3,9 +3,9 @@
 Fixed random full deals (``default_rng(SEED).permutation(32)``), first lead East.
 Per contract kind on one thread: exact value (median, p90, p99, max ms; nodes) and a
 threshold probe "N-S take more than half" (median ms); the search rate in nodes/s.
-DD tables (6 contracts) per second with 2 threads. Ablation in the same run, on 6-trick
-positions (where every variant finishes): each enhancement switched off alone, the other
-drivers, and all off.
+DD tables (6 contracts) per second with 1 and 2 threads, side by side. Ablation in the
+same run, on 6-trick positions (where every variant finishes): each enhancement switched
+off alone, the other drivers, and all off.
 """
 
 from __future__ import annotations
@@ -108,12 +108,16 @@ def collect(quick: bool) -> list[dict]:
                             f"{nodes / (3 * len(small)):.0f} nodes/solve, "
                             f"x{nodes / base_nodes:.2f} vs all on"))
 
-    with numba_threads(2):
-        batch = ds[: 4 if quick else 8]
-        dd_tables(batch[:1], dealer=0, capot=False)
-        t0 = time.perf_counter()
-        dd_tables(batch, dealer=0, capot=False)
-        rate = len(batch) / (time.perf_counter() - t0)
-        rows.append(row(GROUP, "DD tables (6 contracts)", rate, "deals/s",
-                        f"{len(batch)} deals, 2 threads, points only"))
+    batch = deals(4 if quick else 16, seed=SEED + 2)
+    rates = {}
+    for threads in (1, 2):
+        with numba_threads(threads):
+            dd_tables(batch[:1], dealer=0, capot=False)
+            t0 = time.perf_counter()
+            dd_tables(batch, dealer=0, capot=False)
+            rates[threads] = len(batch) / (time.perf_counter() - t0)
+    for threads in (1, 2):
+        rows.append(row(GROUP, f"DD tables (6 contracts), {threads} thread{'s' * (threads > 1)}",
+                        rates[threads], "deals/s",
+                        f"{len(batch)} deals, points only, x{rates[threads] / rates[1]:.2f} vs 1"))
     return rows
