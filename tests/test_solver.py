@@ -3,7 +3,8 @@
 Default selection: a few hundred small positions per ruleset (1-4 tricks), every flag of
 RULES.md section 3 pinned, legal-card cross-check, threshold/capot consistency, batch vs
 single solves, all optimisations off vs on. ``slow``: the full gate (3,000 positions of
-1-5 tricks per contract kind and ruleset) and full deals, optimised vs unoptimised.
+1-5 tricks per contract kind and ruleset), 300 six-trick positions and 240 full-deal
+solves with every enhancement off against all on, 300 full deals against the table alone.
 """
 
 from __future__ import annotations
@@ -327,19 +328,36 @@ def test_six_trick_positions_all_off_vs_all_on():
 
 @pytest.mark.slow
 def test_full_deals_optimised_vs_table_only():
-    """Full deals: all enhancements and bisection equal the table alone with a full window.
-
-    (Plain alpha-beta without the table does not finish on 8 tricks in test time.)
-    """
+    """300 full deals: all enhancements and bisection equal the table alone, full window."""
     from bazarsim.solver.search import O_TT
 
     on = Solver()
     plain = Solver(opts=O_TT, method="full")
     rng = np.random.default_rng(71)
-    for i in range(60):
+    for i in range(300):
         hands = random_position(rng, 8)
         kind, leader = i % 6, int(rng.integers(4))
         assert on.solve(hands, kind, leader).ns_points == plain.solve(hands, kind, leader).ns_points
+
+
+@pytest.mark.slow
+def test_full_deals_all_off_vs_all_on():
+    """Full deals, every contract: plain alpha-beta (every enhancement off) equals all on.
+
+    40 deals x 6 contracts = 240 solves. Plain alpha-beta takes from 1 s to over a minute
+    a solve (13 M to 125 M+ nodes), so they run in parallel through the batch kernel:
+    about 15 minutes on 2 cores.
+    """
+    from bazarsim.solver.search import M_FULL
+
+    rng = np.random.default_rng(73)
+    deals = np.stack([random_position(rng, 8) for _ in range(40)])
+    dealers = rng.integers(4, size=len(deals))
+    on = dd_tables(deals, dealer=dealers, capot=False)
+    off = dd_tables(deals, dealer=dealers, capot=False, opts=0, method=M_FULL)
+    for name in KIND_NAMES:
+        if f"{name}_ns" in on:
+            assert np.array_equal(on[f"{name}_ns"], off[f"{name}_ns"]), name
 
 
 def test_batch_columns_are_parquet_ready(tmp_path):
