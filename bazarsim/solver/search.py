@@ -48,9 +48,9 @@ Enhancements, each switchable through ``opts`` so that tests compare "all off" w
   trump contract at most as many cards as each other player holding trumps has in that
   suit (each follows suit, so nobody can trump). Their points (and a trick bonus each
   when counting tricks) are a floor for the leader's side.
-* ``O_LEADTOP``: leads ordered as "cash a master card that cannot be trumped, else lead
-  the cheapest card", a low lead to partner's master or to partner's ruff (void, with
-  trumps) first.
+* ``O_LEADTOP``: leads ordered as "cash a master card that cannot be trumped (plain
+  suits before trumps, richest first), else lead the cheapest card": a low lead to
+  partner's master or to partner's ruff (void, with trumps) first, longer suits first.
 
 The search kernels are compiled with ``_nrt=False``: they never allocate, and without the
 runtime every array handed to a helper costs nothing, where reference counting spent
@@ -546,9 +546,11 @@ def _order_moves(
                 su = c >> 3
                 master = (live & above[su, stren[c] + 1]) == 0
                 if master and (su == trump or not opp_trumps):
-                    s = (2 << 32) + (pts[c] << 24)
+                    # cash plain masters before trump masters, richest first
+                    s = (2 << 32) + (pts[c] << 24) - ((1 << 31) if su == trump else 0)
                 else:
                     s = (1 << 32) - (pts[c] << 24) - (stren[c] << 20)
+                    s += popcount32((hands[p] >> (8 * su)) & 0xFF) << 27  # long suits first
                     # a low lead to partner's master, or to partner's ruff, first
                     partner = hands[(p + 2) & 3]
                     top = live & (np.int64(0xFF) << (8 * su))
