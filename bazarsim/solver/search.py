@@ -218,15 +218,22 @@ def mask_points(mask, pts):
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
+def _strongest(mask, su, order):
+    """The strongest card of suit ``su`` in ``mask``, or -1."""
+    for i in range(8):
+        c = order[su, i]  # strongest first
+        if (mask >> c) & 1:
+            return c
+    return -1
+
+
+@nb.njit(cache=True, _nrt=False, inline="always")
 def _sure_trumps(mine, theirs, trump, stren, order, above):
     """Cards of the trump mask ``mine`` stronger than every card of the mask ``theirs``."""
-    if theirs == 0:
+    c = _strongest(theirs, trump, order)
+    if c < 0:
         return mine
-    for i in range(8):
-        c = order[trump, i]  # strongest first
-        if (theirs >> c) & 1:
-            return mine & above[trump, stren[c] + 1]
-    return mine
+    return mine & above[trump, stren[c] + 1]
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
@@ -411,11 +418,7 @@ def _best_key(hand, led, trump, stren, order):
         su = trump
     else:
         return -1
-    for i in range(8):
-        c = order[su, i]  # strongest first
-        if (hand >> c) & 1:
-            return card_key(c, led, trump, stren)
-    return -1
+    return card_key(_strongest(hand, su, order), led, trump, stren)
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
@@ -445,11 +448,9 @@ def _gen_moves(hands, p, tr, off, n, pts, stren, order, above, rules, opts, mv, 
                     dom = True
         if dom and n > 0:
             led = tr[off] >> 3
-            for i in range(n):
-                k = card_key(tr[off + i], led, trump, stren)
-                if k > wkey:
-                    wkey = k
-                    wside = (p - n + i) & 1  # 0: N-S hold the trick, 1: E-W
+            wi = trick_winner_at(tr, off, n, trump, stren)
+            wkey = card_key(tr[off + wi], led, trump, stren)
+            wside = (p - n + wi) & 1  # 0: N-S hold the trick, 1: E-W
             # the strongest key each side can still produce in this trick, after p
             for j in range(n + 1, 4):
                 q = (p - n + j) & 3
@@ -530,11 +531,8 @@ def _order_moves(
     led = -1
     if n > 0:
         led = tr[off] >> 3
-        for i in range(n):
-            k = card_key(tr[off + i], led, trump, stren)
-            if k > wkey:
-                wkey = k
-                widx = i
+        widx = trick_winner_at(tr, off, n, trump, stren)
+        wkey = card_key(tr[off + widx], led, trump, stren)
     partner_holds = n > 0 and (widx & 1) == (n & 1)
     for k in range(nm):
         c = mv[mo + k]
@@ -553,19 +551,14 @@ def _order_moves(
                     s += popcount32((hands[p] >> (8 * su)) & 0xFF) << 27  # long suits first
                     # a low lead to partner's master, or to partner's ruff, first
                     partner = hands[(p + 2) & 3]
-                    top = live & (np.int64(0xFF) << (8 * su))
-                    for i in range(8):
-                        d = order[su, i]  # strongest first
-                        if (top >> d) & 1:
-                            if (partner >> d) & 1:
-                                s += 1 << 30
-                            elif (
-                                trump >= 0
-                                and (partner >> (8 * su)) & 0xFF == 0
-                                and (partner >> (8 * trump)) & 0xFF != 0
-                            ):
-                                s += 1 << 29
-                            break
+                    if (partner >> _strongest(live, su, order)) & 1:
+                        s += 1 << 30
+                    elif (
+                        trump >= 0
+                        and (partner >> (8 * su)) & 0xFF == 0
+                        and (partner >> (8 * trump)) & 0xFF != 0
+                    ):
+                        s += 1 << 29
         elif opts & O_ORDER:
             if card_key(c, led, trump, stren) > wkey:
                 s = (3 << 32) + (pts[c] << 24) - (stren[c] << 20)
