@@ -209,12 +209,13 @@ def test_mid_size_all_optimisations_off_vs_on():
 @pytest.mark.parametrize(
     "opt",
     ["tt", "bounds", "equiv", "order", "history", "leadtop", "killer", "endgame", "sure", "quick",
-     "dominance"],
+     "dominance", "pvs"],
 )
 def test_each_optimisation_alone_agrees(opt):
     from bazarsim.solver import OPTION_NAMES
 
-    one = Solver(opts=OPTION_NAMES[opt], method="bisect")
+    # PVS acts only in open windows: give it the full-window driver
+    one = Solver(opts=OPTION_NAMES[opt], method="full" if opt == "pvs" else "bisect")
     ref = Solver(opts=0, method="full")
     rng = np.random.default_rng(41)
     for i in range(10):

@@ -95,8 +95,8 @@ class Solver:
     """Reusable solver: one transposition table, generation-cleared between searches.
 
     ``opts`` selects search enhancements (bit flags of :data:`OPTION_NAMES`), ``method``
-    the exact-value driver: ``auto`` (default: one full-window search up to 7 tricks left,
-    bisection above; measured fewest nodes at each size), ``bisect``, ``mtdf`` (from the
+    the exact-value driver: ``auto`` (default: one full-window principal variation search,
+    measured fewest nodes at every size), ``bisect``, ``mtdf`` (from the
     half-way guess) or ``full`` window.
     """
 

@@ -48,6 +48,9 @@ Enhancements, each switchable through ``opts`` so that tests compare "all off" w
   trump contract at most as many cards as each other player holding trumps has in that
   suit (each follows suit, so nobody can trump). Their points (and a trick bonus each
   when counting tricks) are a floor for the leader's side.
+* ``O_PVS``: principal variation search in open windows (the ``full`` driver): after the
+  first move, each move is first searched with a null window that only asks whether it
+  beats the best so far, and searched again with the open window when it does.
 * ``O_LEADTOP``: leads ordered as "cash a master card that cannot be trumped (plain
   suits before trumps, richest first), else lead the cheapest card": a low lead to
   partner's master or to partner's ruff (void, with trumps) first, longer suits first.
@@ -90,9 +93,10 @@ O_ENDGAME = 128
 O_SURE = 256
 O_QUICK = 512
 O_DOMINANCE = 1024
+O_PVS = 2048
 O_ALL = (
     O_TT | O_BOUNDS | O_EQUIV | O_ORDER | O_HISTORY | O_LEADTOP | O_KILLER | O_ENDGAME | O_SURE
-    | O_QUICK | O_DOMINANCE
+    | O_QUICK | O_DOMINANCE | O_PVS
 )
 OPTION_NAMES = {
     "tt": O_TT,
@@ -106,6 +110,7 @@ OPTION_NAMES = {
     "sure": O_SURE,
     "quick": O_QUICK,
     "dominance": O_DOMINANCE,
+    "pvs": O_PVS,
 }
 
 # Drivers of the exact value.
@@ -115,9 +120,12 @@ M_FULL = 2
 M_AUTO = 3
 METHOD_NAMES = {"mtdf": M_MTDF, "bisect": M_BISECT, "full": M_FULL, "auto": M_AUTO}
 # ``auto``: one full-window search up to this many tricks left, bisection above. Measured
-# (72 solves per size, mean nodes, bisection / full window / MTD(f)): 5 tricks 960 / 653 /
-# 1662, 6: 4738 / 3882 / 8409, 7: 31494 / 29507 / 55250, 8: 106323 / 126205 / 174051.
-AUTO_FULL_MAX = 7
+# before PVS (72 solves per size, mean nodes, bisection / full window / MTD(f)): 5 tricks
+# 960 / 653 / 1662, 6: 4738 / 3882 / 8409, 7: 31494 / 29507 / 55250, 8: 106323 / 126205 /
+# 174051. With PVS (``O_PVS``) the full window wins at 8 tricks too (16 deals x 6
+# contracts, bisection / full / full with PVS): seed 7 134179 / 177971 / 127517, seed 11
+# 108136 / 129476 / 91647, seed 3 81084 / 107634 / 76210; so every size.
+AUTO_FULL_MAX = 8
 TB = 1 << 31
 
 # Slots of the ``stats`` vector.
@@ -613,7 +621,9 @@ _F_KA = 14
 _F_KB = 15
 _F_TAG = 16
 _F_LEFT = 17
-N_FRAME = 18
+_F_SCOUT = 18  # 1: the current move is searched with a null (scout) window, 2: redo
+_F_RSV = 19  # the scout's fail-soft result, a bound for the re-search
+N_FRAME = 20
 
 
 @nb.njit(cache=True, _nrt=False)
@@ -799,6 +809,7 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
             )
             fr[sp, _F_NM] = nm
             fr[sp, _F_K] = 0
+            fr[sp, _F_SCOUT] = 0
             fr[sp, _F_BEST] = -1 if (p & 1) == 0 else 1 << 30
             fr[sp, _F_BESTC] = _NO_CARD
         # ------------------------------------------- return values / next moves
@@ -815,7 +826,15 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
                 hands[p] ^= np.int64(1) << c
                 hp += pts[c]
                 v = ret + fr[sp, _F_NS]
-                if (p & 1) == 0:
+                redo = False
+                if fr[sp, _F_SCOUT] == 1:
+                    # a scout that beats the window's bound: search that move again
+                    redo = fr[sp, _F_ALPHA] < v < fr[sp, _F_BETA]
+                if redo:
+                    fr[sp, _F_SCOUT] = 2
+                    fr[sp, _F_K] = k
+                    fr[sp, _F_RSV] = v
+                elif (p & 1) == 0:
                     if v > fr[sp, _F_BEST]:
                         fr[sp, _F_BEST] = v
                         fr[sp, _F_BESTC] = c
@@ -827,7 +846,7 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
                         fr[sp, _F_BESTC] = c
                         if v < fr[sp, _F_BETA]:
                             fr[sp, _F_BETA] = v
-                if fr[sp, _F_ALPHA] >= fr[sp, _F_BETA]:
+                if not redo and fr[sp, _F_ALPHA] >= fr[sp, _F_BETA]:
                     if opts & O_HISTORY:
                         lf = fr[sp, _F_LEFT]
                         hist[p * 32 + c] += lf * lf
@@ -851,6 +870,22 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
                 toff = 4 * tn
                 tricks[toff + nn] = c
                 q = sp + 1
+                if fr[sp, _F_SCOUT] == 2:
+                    # re-search after a scout failed high (N-S) / low (E-W): the scout's
+                    # result is a bound on this move's value, so the window starts there
+                    fr[sp, _F_SCOUT] = 0
+                    if (p & 1) == 0:
+                        al = fr[sp, _F_RSV] - 1
+                    else:
+                        be = fr[sp, _F_RSV] + 1
+                elif k > 0 and be - al > 1 and opts & O_PVS:
+                    fr[sp, _F_SCOUT] = 1  # later moves: prove them no better first
+                    if (p & 1) == 0:
+                        be = al + 1
+                    else:
+                        al = be - 1
+                else:
+                    fr[sp, _F_SCOUT] = 0
                 if nn == 3:
                     w = (ld + trick_winner_at(tricks, toff, 4, trump, stren)) & 3
                     ns = np.int64(0)
