@@ -171,8 +171,14 @@ def _new_context(tt_bits, opts):
     # per suit: zc[10 s + k] the k weakest cards of its worthless bottom run, zc[10 s + 9]
     # the whole run
     zc = np.zeros(40, np.int64)
+    # the contract's tables in the search layout (see ``to_layout``)
+    lay_pts = np.zeros(32, np.int64)
+    lay_stren = np.zeros(32, np.int64)
+    lay_order = np.zeros((4, 8), np.int64)
+    lay_above = np.zeros((4, 9), np.int64)
     return (
-        tt_a, tt_b, tt_tag, tt_lo, tt_hi, tt_mv, stats, hist, tricks, moves, scores, frames, eq, zc
+        tt_a, tt_b, tt_tag, tt_lo, tt_hi, tt_mv, stats, hist, tricks, moves, scores, frames, eq, zc,
+        lay_pts, lay_stren, lay_order, lay_above,
     )
 
 
@@ -185,6 +191,19 @@ def _cttz(typingctx, x):
     def codegen(context, builder, signature, args):
         v = context.cast(builder, args[0], signature.args[0], nbtypes.int64)
         return builder.cttz(v, ir.Constant(ir.IntType(1), 0))
+
+    return nbtypes.int64(x), codegen
+
+
+@intrinsic
+def _ctlz(typingctx, x):
+    """LLVM count-leading-zeros of an int64 (one ``lzcnt``/``bsr``)."""
+    if not isinstance(x, nbtypes.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        v = context.cast(builder, args[0], signature.args[0], nbtypes.int64)
+        return builder.ctlz(v, ir.Constant(ir.IntType(1), 0))
 
     return nbtypes.int64(x), codegen
 
@@ -225,27 +244,43 @@ def mask_points(mask, pts):
     return total
 
 
-@nb.njit(cache=True, _nrt=False, inline="always")
-def _strongest(mask, su, order):
-    """The strongest card of suit ``su`` in ``mask``, or -1."""
-    for i in range(8):
-        c = order[su, i]  # strongest first
-        if (mask >> c) & 1:
-            return c
-    return -1
+@nb.njit(cache=True, inline="always")
+def _highest_card(mask):
+    return 63 - _ctlz(np.int64(mask))
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
-def _sure_trumps(mine, theirs, trump, stren, order, above):
+def _stronger_than(c):
+    """Mask of the cards of ``c``'s suit stronger than ``c`` (search layout)."""
+    return (np.int64(0xFF) >> ((c & 7) + 1)) << (c + 1)
+
+
+@nb.njit(cache=True, _nrt=False, inline="always")
+def _weaker_than(c):
+    """Mask of the cards of ``c``'s suit weaker than ``c`` (search layout)."""
+    return ((np.int64(1) << (c & 7)) - 1) << (c & ~7)
+
+
+@nb.njit(cache=True, _nrt=False, inline="always")
+def _strongest(mask, su):
+    """The strongest card of suit ``su`` in ``mask``, or -1 (search layout: highest bit)."""
+    b = (mask >> (8 * su)) & 0xFF
+    if b == 0:
+        return -1
+    return 8 * su + _highest_card(b)
+
+
+@nb.njit(cache=True, _nrt=False, inline="always")
+def _sure_trumps(mine, theirs, trump):
     """Cards of the trump mask ``mine`` stronger than every card of the mask ``theirs``."""
-    c = _strongest(theirs, trump, order)
+    c = _strongest(theirs, trump)
     if c < 0:
         return mine
-    return mine & above[trump, stren[c] + 1]
+    return mine & _stronger_than(c)
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
-def _quick_tricks(hands, ld, trump, pts, order, tb, lb):
+def _quick_tricks(hands, ld, trump, pts, tb, lb):
     """Points the leader ``ld`` surely takes by cashing top cards (see ``O_QUICK``).
 
     Cashing every card of the hand takes the last trick too: its bonus ``lb`` counts.
@@ -255,27 +290,24 @@ def _quick_tricks(hands, ld, trump, pts, order, tb, lb):
     total = 0
     cashed = 0
     for s in range(4):
-        if (mine >> (8 * s)) & 0xFF == 0:
+        smask = np.int64(0xFF) << (8 * s)
+        top = mine & smask
+        if top == 0:
             continue
-        limit = 8
+        others = (live ^ mine) & smask
+        if others != 0:
+            top &= _stronger_than(_highest_card(others))  # the top run of live cards
+        n_top = popcount32(top)
         if trump >= 0 and s != trump:
             tmask = np.int64(0xFF) << (8 * trump)
-            smask = np.int64(0xFF) << (8 * s)
             for j in range(1, 4):
                 o = hands[(ld + j) & 3]
                 if o & tmask != 0:
-                    limit = min(limit, popcount32(o & smask))
-        for i in range(8):
-            if limit == 0:
-                break
-            c = order[s, i]  # strongest first
-            if (live >> c) & 1 == 0:
-                continue
-            if (mine >> c) & 1 == 0:
-                break
-            total += pts[c] + tb
-            cashed += 1
-            limit -= 1
+                    while n_top > popcount32(o & smask):
+                        top &= top - 1  # the weakest goes
+                        n_top -= 1
+        total += mask_points(top, pts) + n_top * tb
+        cashed += n_top
     if cashed == popcount32(mine):
         total += lb
     return total
@@ -402,19 +434,17 @@ def two_tricks(hands, ld, tr, off, alpha, beta, pts, stren, above, rules):
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
-def _next_live(c, su, step, live, stren, order):
-    """The next live card of suit ``su`` above (``step`` 1) or below (-1) ``c``, or -1."""
-    k = stren[c] + step
-    while 0 <= k < 8:
-        d = order[su, 7 - k]
-        if (live >> d) & 1:
-            return d
-        k += step
-    return -1
+def _next_live(c, step, live):
+    """The next live card of ``c``'s suit above (``step`` 1) or below (-1) ``c``, or -1."""
+    if step > 0:
+        m = live & _stronger_than(c)
+        return _lowest_card(m) if m != 0 else -1
+    m = live & _weaker_than(c)
+    return _highest_card(m) if m != 0 else -1
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
-def _best_key(hand, led, trump, stren, order):
+def _best_key(hand, led, trump, stren):
     """The strongest trick key ``hand`` can produce on a trick led in ``led`` (-1: none).
 
     A hand holding the led suit must follow it; a void hand can trump (if it holds a
@@ -426,11 +456,11 @@ def _best_key(hand, led, trump, stren, order):
         su = trump
     else:
         return -1
-    return card_key(_strongest(hand, su, order), led, trump, stren)
+    return card_key(_strongest(hand, su), led, trump, stren)
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
-def _gen_moves(hands, p, tr, off, n, pts, stren, order, above, rules, opts, mv, mo, eq):
+def _gen_moves(hands, p, tr, off, n, pts, stren, above, rules, opts, mv, mo, eq):
     """Fill ``mv[mo:]`` with the cards to search for seat ``p``; return how many."""
     legal = legal_at(hands[p], tr, off, n, stren, above, rules)
     nm = 0
@@ -462,7 +492,7 @@ def _gen_moves(hands, p, tr, off, n, pts, stren, order, above, rules, opts, mv, 
             # the strongest key each side can still produce in this trick, after p
             for j in range(n + 1, 4):
                 q = (p - n + j) & 3
-                k = _best_key(hands[q], led, trump, stren, order)
+                k = _best_key(hands[q], led, trump, stren)
                 if q & 1:
                     hi_ew = max(hi_ew, k)
                 else:
@@ -475,12 +505,12 @@ def _gen_moves(hands, p, tr, off, n, pts, stren, order, above, rules, opts, mv, 
             if dom and n == 0:
                 # Leading: when even the weaker card cannot be beaten, the trick is ours
                 # either way and the stronger of two adjacent cards goes first (below).
-                d = _next_live(c, su, 1, live, stren, order)
+                d = _next_live(c, 1, live)
                 if d >= 0 and (legal >> d) & 1:
                     kc = card_key(c, su, trump, stren)
                     threat = max(
-                        _best_key(hands[(p + 1) & 3], su, trump, stren, order),
-                        _best_key(hands[(p + 3) & 3], su, trump, stren, order),
+                        _best_key(hands[(p + 1) & 3], su, trump, stren),
+                        _best_key(hands[(p + 3) & 3], su, trump, stren),
                     )
                     if threat < kc:
                         continue
@@ -500,7 +530,7 @@ def _gen_moves(hands, p, tr, off, n, pts, stren, order, above, rules, opts, mv, 
                 threat = hi_ns if side == 1 else hi_ew
                 if threat < key:
                     step = 1 if side == (p & 1) else -1
-                    d = _next_live(c, su, step, live, stren, order)
+                    d = _next_live(c, step, live)
                     if d < 0 or (legal >> d) & 1 == 0:
                         mv[mo + nm] = c
                         nm += 1
@@ -508,7 +538,7 @@ def _gen_moves(hands, p, tr, off, n, pts, stren, order, above, rules, opts, mv, 
             if opts & O_EQUIV and legal & eq[c] != 0:
                 # skip c when the next stronger live card of its suit is also ours and
                 # worth the same
-                d = _next_live(c, su, 1, live, stren, order)
+                d = _next_live(c, 1, live)
                 if d >= 0 and (legal >> d) & 1 and pts[d] == pts[c]:
                     continue
             mv[mo + nm] = c
@@ -524,7 +554,7 @@ def _gen_moves(hands, p, tr, off, n, pts, stren, order, above, rules, opts, mv, 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
 def _order_moves(
-    mv, sc, mo, nm, p, tr, off, n, tt_move, pts, stren, order, above, trump, hands, hist, opts,
+    mv, sc, mo, nm, p, tr, off, n, tt_move, pts, stren, above, trump, hands, hist, opts,
     ply,
 ):
     """Sort ``mv[mo : mo + nm]`` by descending score (point-aware rules, TT move, history)."""
@@ -559,7 +589,7 @@ def _order_moves(
                     s += popcount32((hands[p] >> (8 * su)) & 0xFF) << 27  # long suits first
                     # a low lead to partner's master, or to partner's ruff, first
                     partner = hands[(p + 2) & 3]
-                    if (partner >> _strongest(live, su, order)) & 1:
+                    if (partner >> _strongest(live, su)) & 1:
                         s += 1 << 30
                     elif (
                         trump >= 0
@@ -635,7 +665,7 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
     frames, so that Numba can cache it (a cached recursive function crashes Numba 0.62
     on reload) and calls cost nothing.
     """
-    tt_a, tt_b, tt_tag, tt_lo, tt_hi, tt_mv, stats, hist, tricks, moves, scores, fr, eq, zc = ctx
+    tt_a, tt_b, tt_tag, tt_lo, tt_hi, tt_mv, stats, hist, tricks, moves, scores, fr, eq, zc = ctx[:14]
     opts = stats[S_OPTS]
     for c in range(32):
         m = np.int64(0)
@@ -706,10 +736,10 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
                     t_ns = (hands[0] | hands[2]) & tmask
                     t_ew = (hands[1] | hands[3]) & tmask
                     if (t_ns | t_ew) != 0:
-                        sure_ns = _sure_trumps(t_ns, t_ew, trump, stren, order, above)
+                        sure_ns = _sure_trumps(t_ns, t_ew, trump)
                         lo_s = mask_points(sure_ns, pts)
                         hi_s = rem - mask_points(
-                            _sure_trumps(t_ew, t_ns, trump, stren, order, above), pts
+                            _sure_trumps(t_ew, t_ns, trump), pts
                         )
                         if lo_s >= be:
                             ret = lo_s
@@ -719,7 +749,7 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
                             done = True
                 if not done and opts & O_QUICK:
                     q = _quick_tricks(
-                        hands, ld, trump, pts, order, rules[R_TRICK_BONUS], rules[R_LAST_BONUS]
+                        hands, ld, trump, pts, rules[R_TRICK_BONUS], rules[R_LAST_BONUS]
                     )
                     if (ld & 1) == 0:
                         if q >= be:
@@ -801,10 +831,10 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
             fr[sp, _F_LEFT] = left
             mo = 8 * sp
             nm = _gen_moves(
-                hands, p, tricks, toff, nn, pts, stren, order, above, rules, opts, moves, mo, eq
+                hands, p, tricks, toff, nn, pts, stren, above, rules, opts, moves, mo, eq
             )
             _order_moves(
-                moves, scores, mo, nm, p, tricks, toff, nn, tt_move, pts, stren, order, above,
+                moves, scores, mo, nm, p, tricks, toff, nn, tt_move, pts, stren, above,
                 trump, hands, hist, opts, sp,
             )
             fr[sp, _F_NM] = nm
@@ -956,15 +986,46 @@ def _tt_store(fr, sp, best, ld, tt_a, tt_b, tt_tag, tt_lo, tt_hi, tt_mv, stats):
     tt_mv[slot] = fr[sp, _F_BESTC]
 
 
+@nb.njit(cache=True, _nrt=False, inline="always")
+def _layout_mask(mask, stren):
+    """A card mask of the natural layout in the search layout."""
+    out = np.int64(0)
+    m = np.int64(mask)
+    while m != 0:
+        c = _lowest_card(m)
+        m &= m - 1
+        out |= np.int64(1) << ((c & ~7) | stren[c])
+    return out
+
+
 @nb.njit(cache=True)
-def start_position(hands, leader, trick_cards, n, ctx):
-    """Copy a position into the search buffers; return (work hands, points left)."""
+def to_layout(hands, trick_cards, n, pts, stren, ctx):
+    """Copy a position into the search buffers, in the search layout; return the hands.
+
+    The search renumbers the cards of each suit by strength under the contract (card
+    ``8 s + k`` is the ``k``-th weakest of suit ``s``), so that "stronger than", "the
+    strongest of a suit" and "the next live card" are shifts and bit scans. The
+    contract's tables in that layout go to ``ctx`` (``ctx[14:18]``: points, strength,
+    order and the masks of stronger cards, as :func:`~bazarsim.solver.play.play_tables`
+    makes them). Values are N-S points, so nothing maps back.
+    """
     tricks = ctx[8]
+    lay_pts, lay_stren, lay_order, lay_above = ctx[14], ctx[15], ctx[16], ctx[17]
+    for c in range(32):
+        i = (c & ~7) | stren[c]
+        lay_pts[i] = pts[c]
+        lay_stren[i] = i & 7
+    for su in range(4):
+        for j in range(8):
+            lay_order[su, j] = 8 * su + 7 - j  # strongest first
+        for k in range(-1, 8):
+            lay_above[su, k + 1] = ((np.int64(0xFF) << (k + 1)) & 0xFF) << (8 * su)
     work = np.zeros(4, np.int64)
     for i in range(4):
-        work[i] = hands[i]
+        work[i] = _layout_mask(hands[i], stren)
     for i in range(n):
-        tricks[i] = trick_cards[i]
+        c = trick_cards[i]
+        tricks[i] = (c & ~7) | stren[c]
     return work
 
 
@@ -994,19 +1055,22 @@ def exact_value(hands, leader, trick_cards, n, pts, stren, order, above, rules, 
     ``method``: MTD(f) from ``guess`` (-1: half of the points left), bisection, one
     full-window search, or ``M_AUTO`` (full window up to ``AUTO_FULL_MAX`` tricks left,
     else bisection). Uses the current table generation (call :func:`new_search`
-    first when the contract or the scoring mode changed).
+    first when the contract or the scoring mode changed). Hands, cards and tables are in
+    the natural layout of :mod:`bazarsim.cards` (``order`` and ``above`` are not used:
+    the search makes its own in its layout, see :func:`to_layout`).
     """
-    work = start_position(hands, leader, trick_cards, n, ctx)
-    upper = points_left(work, leader, n, pts, rules, ctx)
+    work = to_layout(hands, trick_cards, n, pts, stren, ctx)
+    lp, ls, lo, la = ctx[14], ctx[15], ctx[16], ctx[17]
+    upper = points_left(work, leader, n, lp, rules, ctx)
     lower = 0
     if method == M_AUTO:
         method = M_FULL if popcount32(work[(leader + n) & 3]) <= AUTO_FULL_MAX else M_BISECT
     if method == M_FULL:
-        return alphabeta(work, leader, 0, n, -1, upper + 1, pts, stren, order, above, rules, ctx)
+        return alphabeta(work, leader, 0, n, -1, upper + 1, lp, ls, lo, la, rules, ctx)
     if method == M_BISECT:
         while lower < upper:
             mid = (lower + upper + 1) // 2
-            g = alphabeta(work, leader, 0, n, mid - 1, mid, pts, stren, order, above, rules, ctx)
+            g = alphabeta(work, leader, 0, n, mid - 1, mid, lp, ls, lo, la, rules, ctx)
             if g >= mid:
                 lower = g
             else:
@@ -1017,7 +1081,7 @@ def exact_value(hands, leader, trick_cards, n, pts, stren, order, above, rules, 
         g = upper
     while lower < upper:
         beta = g if g > lower else lower + 1
-        g = alphabeta(work, leader, 0, n, beta - 1, beta, pts, stren, order, above, rules, ctx)
+        g = alphabeta(work, leader, 0, n, beta - 1, beta, lp, ls, lo, la, rules, ctx)
         if g < beta:
             upper = g
         else:
@@ -1028,8 +1092,9 @@ def exact_value(hands, leader, trick_cards, n, pts, stren, order, above, rules, 
 @nb.njit(cache=True)
 def reaches(hands, leader, trick_cards, n, target, pts, stren, order, above, rules, ctx):
     """Null-window probe: do N-S take at least ``target`` from this position on?"""
-    work = start_position(hands, leader, trick_cards, n, ctx)
+    work = to_layout(hands, trick_cards, n, pts, stren, ctx)
+    lp, ls, lo, la = ctx[14], ctx[15], ctx[16], ctx[17]
     if target <= 0:
         return True
-    g = alphabeta(work, leader, 0, n, target - 1, target, pts, stren, order, above, rules, ctx)
+    g = alphabeta(work, leader, 0, n, target - 1, target, lp, ls, lo, la, rules, ctx)
     return g >= target
