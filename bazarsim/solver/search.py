@@ -665,7 +665,8 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
     frames, so that Numba can cache it (a cached recursive function crashes Numba 0.62
     on reload) and calls cost nothing.
     """
-    tt_a, tt_b, tt_tag, tt_lo, tt_hi, tt_mv, stats, hist, tricks, moves, scores, fr, eq, zc = ctx[:14]
+    tt_a, tt_b, tt_tag, tt_lo, tt_hi, tt_mv, stats, hist, tricks, moves, scores, fr = ctx[:12]
+    eq, zc = ctx[12], ctx[13]
     opts = stats[S_OPTS]
     for c in range(32):
         m = np.int64(0)
