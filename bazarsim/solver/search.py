@@ -30,8 +30,9 @@ Enhancements, each switchable through ``opts`` so that tests compare "all off" w
   side's trick and the weakest on the other side's, so only that one is searched. For
   the leader this holds when even the weaker card cannot be beaten.
 * ``O_ORDER``: best move from the table first, then point-aware rules for followers:
-  cards that take the trick over (richest first, then the weakest), then points loaded
-  on a trick partner holds, then the cheapest discards.
+  cards that take the trick and that no later opponent can beat (richest first, then the
+  weakest), then points loaded on a trick partner holds, then cards that take the trick
+  for now (cheapest first), then the cheapest discards.
 * ``O_HISTORY``: history heuristic (cut-off moves of each seat) as a tie-break.
 * ``O_KILLER``: two killer cards per ply (the last cut-off moves) as a tie-break
   above the history score.
@@ -572,6 +573,12 @@ def _order_moves(
         widx = trick_winner_at(tr, off, n, trump, stren)
         wkey = card_key(tr[off + widx], led, trump, stren)
     partner_holds = n > 0 and (widx & 1) == (n & 1)
+    threat = -1  # the strongest key a later opponent can play
+    if n > 0 and opts & O_ORDER:
+        for j in range(n + 1, 4):
+            q = (p - n + j) & 3
+            if (q & 1) != (p & 1):
+                threat = max(threat, _best_key(hands[q], led, trump, stren))
     for k in range(nm):
         c = mv[mo + k]
         s = 0
@@ -598,10 +605,13 @@ def _order_moves(
                     ):
                         s += 1 << 29
         elif opts & O_ORDER:
-            if card_key(c, led, trump, stren) > wkey:
-                s = (3 << 32) + (pts[c] << 24) - (stren[c] << 20)
+            kc = card_key(c, led, trump, stren)
+            if kc > wkey and kc > threat:
+                s = (4 << 32) + (pts[c] << 24) - (stren[c] << 20)
+            elif kc > wkey:
+                s = (2 << 32) - (pts[c] << 24) - (stren[c] << 20)
             elif partner_holds:
-                s = (2 << 32) + (pts[c] << 24)
+                s = (3 << 32) + (pts[c] << 24)
             else:
                 s = (1 << 32) - (pts[c] << 24) - (stren[c] << 20)
         if opts & O_KILLER:
