@@ -52,9 +52,10 @@ Enhancements, each switchable through ``opts`` so that tests compare "all off" w
 * ``O_PVS``: principal variation search in open windows (the ``full`` driver): after the
   first move, each move is first searched with a null window that only asks whether it
   beats the best so far, and searched again with the open window when it does.
-* ``O_LEADTOP``: leads ordered as "cash a master card that cannot be trumped (plain
-  suits before trumps, richest first), else lead the cheapest card": a low lead to
-  partner's master or to partner's ruff (void, with trumps) first, longer suits first.
+* ``O_LEADTOP``: leads ordered as "cash a master card that cannot be trumped this round
+  (no opponent is void in its suit with trumps; plain suits before trumps, richest
+  first), else lead the cheapest card": a low lead to partner's master or to partner's
+  ruff (void, with trumps) first, longer suits first.
 
 The search kernels are compiled with ``_nrt=False``: they never allocate, and without the
 runtime every array handed to a helper costs nothing, where reference counting spent
@@ -588,7 +589,15 @@ def _order_moves(
             if opts & O_LEADTOP:
                 su = c >> 3
                 master = (live & above[su, stren[c] + 1]) == 0
-                if master and (su == trump or not opp_trumps):
+                safe = su == trump or not opp_trumps
+                if master and not safe:
+                    # nobody void in the suit can ruff this round
+                    safe = True
+                    for j in (1, 3):
+                        o = hands[(p + j) & 3]
+                        if (o >> (8 * su)) & 0xFF == 0 and (o >> (8 * trump)) & 0xFF != 0:
+                            safe = False
+                if master and safe:
                     # cash plain masters before trump masters, richest first
                     s = (2 << 32) + (pts[c] << 24) - ((1 << 31) if su == trump else 0)
                 else:
