@@ -48,7 +48,11 @@ Enhancements, each switchable through ``opts`` so that tests compare "all off" w
   run of every suit: all of it in the trump suit, in BK and in VK; in a plain suit of a
   trump contract at most as many cards as each other player holding trumps has in that
   suit (each follows suit, so nobody can trump). Their points (and a trick bonus each
-  when counting tricks) are a floor for the leader's side.
+  when counting tricks), plus the cheapest cards each other hand must follow with (when
+  points rise with strength), are a floor for the leader's side. So is a low lead to
+  partner's master in a suit nobody can ruff, followed by partner's own cashing (the
+  opponents' unknown cards in that trick taken as their weakest, which is never
+  optimistic for partner's cashing).
 * ``O_PVS``: principal variation search in open windows (the ``full`` driver): after the
   first move, each move is first searched with a null window that only asks whether it
   beats the best so far, and searched again with the open window when it does.
@@ -282,7 +286,7 @@ def _sure_trumps(mine, theirs, trump):
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
-def _quick_tricks(hands, ld, trump, pts, tb, lb):
+def _quick_tricks(hands, ld, trump, pts, tb, lb, mono):
     """Points the leader ``ld`` surely takes by cashing top cards (see ``O_QUICK``).
 
     Cashing every card of the hand takes the last trick too: its bonus ``lb`` counts.
@@ -310,9 +314,76 @@ def _quick_tricks(hands, ld, trump, pts, tb, lb):
                         n_top -= 1
         total += mask_points(top, pts) + n_top * tb
         cashed += n_top
+        if mono and n_top > 0:
+            # each other hand follows suit while it can: at least its n_top cheapest
+            # cards of the suit (the weakest, points rising with strength) fall
+            for j in range(1, 4):
+                o = hands[(ld + j) & 3] & smask
+                for _ in range(n_top):
+                    if o == 0:
+                        break
+                    total += pts[_lowest_card(o)]
+                    o &= o - 1
     if cashed == popcount32(mine):
         total += lb
     return total
+
+
+@nb.njit(cache=True, _nrt=False, inline="always")
+def _transfer_tricks(hands, ld, trump, pts, tb, lb, mono):
+    """Points the leader's side surely takes by a low lead to partner's master.
+
+    In a suit where the leader has a card and partner the strongest live card (and no
+    opponent void in it holds a trump), the leader leads its cheapest card, partner wins
+    with the master, and then cashes its own top cards (:func:`_quick_tricks`). The
+    opponents' cards in that first trick are unknown: each is taken as its weakest card
+    of the suit (credited only when points rise with strength), which leaves them their
+    strongest, so partner's cashing is counted against a position at least as hard as
+    the real one. Best over the suits; 0 when none qualifies. ``hands`` is restored.
+    """
+    pa = (ld + 2) & 3
+    live = hands[0] | hands[1] | hands[2] | hands[3]
+    best = 0
+    for s in range(4):
+        smask = np.int64(0xFF) << (8 * s)
+        low = hands[ld] & smask
+        mp = hands[pa] & smask
+        if low == 0 or mp == 0:
+            continue
+        m = _highest_card(mp)
+        if live & _stronger_than(m) != 0:
+            continue
+        if trump >= 0 and s != trump:
+            ruff = False
+            for j in (1, 3):
+                o = hands[(ld + j) & 3]
+                if (o >> (8 * s)) & 0xFF == 0 and (o >> (8 * trump)) & 0xFF != 0:
+                    ruff = True
+            if ruff:
+                continue
+        lc = _lowest_card(low)
+        v = pts[lc] + pts[m] + tb
+        o1 = hands[(ld + 1) & 3] & smask
+        o3 = hands[(ld + 3) & 3] & smask
+        b1 = o1 & -o1
+        b3 = o3 & -o3
+        if mono:
+            if o1 != 0:
+                v += pts[_lowest_card(o1)]
+            if o3 != 0:
+                v += pts[_lowest_card(o3)]
+        hands[ld] ^= np.int64(1) << lc
+        hands[pa] ^= np.int64(1) << m
+        hands[(ld + 1) & 3] ^= b1
+        hands[(ld + 3) & 3] ^= b3
+        v += _quick_tricks(hands, pa, trump, pts, tb, lb, mono)
+        hands[ld] ^= np.int64(1) << lc
+        hands[pa] ^= np.int64(1) << m
+        hands[(ld + 1) & 3] ^= b1
+        hands[(ld + 3) & 3] ^= b3
+        if v > best:
+            best = v
+    return best
 
 
 @nb.njit(cache=True, inline="always")
@@ -644,6 +715,59 @@ def _order_moves(
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
+def _boundary_cut(hands, ld, rem, al, be, pts, rules, opts):
+    """Cheap cuts at a trick boundary (``O_BOUNDS``, ``O_SURE``, ``O_QUICK``).
+
+    ``rem`` is every point still to be shared. Returns the fail-soft value when one of
+    the bounds decides the window ``(al, be)``, else -1.
+    """
+    if opts & O_BOUNDS:
+        if rem <= al:
+            return rem
+        if be <= 0:
+            return np.int64(0)
+    trump = rules[R_TRUMP]
+    if opts & O_SURE and trump >= 0:
+        tmask = np.int64(0xFF) << (8 * trump)
+        t_ns = (hands[0] | hands[2]) & tmask
+        t_ew = (hands[1] | hands[3]) & tmask
+        if (t_ns | t_ew) != 0:
+            lo_s = mask_points(_sure_trumps(t_ns, t_ew, trump), pts)
+            if lo_s >= be:
+                return lo_s
+            hi_s = rem - mask_points(_sure_trumps(t_ew, t_ns, trump), pts)
+            if hi_s <= al:
+                return hi_s
+    if opts & O_QUICK:
+        tb = rules[R_TRICK_BONUS]
+        lb = rules[R_LAST_BONUS]
+        mono = rules[R_MONOTONE]
+        q = _quick_tricks(hands, ld, trump, pts, tb, lb, mono)
+        if (ld & 1) == 0:
+            if q >= be:
+                return q
+        elif rem - q <= al:
+            return rem - q
+        q = max(q, _transfer_tricks(hands, ld, trump, pts, tb, lb, mono))
+        if (ld & 1) == 0:
+            if q >= be:
+                return q
+        elif rem - q <= al:
+            return rem - q
+    return np.int64(-1)
+
+
+@nb.njit(cache=True, _nrt=False, inline="always")
+def _note_cutoff(hist, opts, p, c, ply, left):
+    """History and killer bookkeeping for a move ``c`` of seat ``p`` that cut off."""
+    if opts & O_HISTORY:
+        hist[p * 32 + c] += left * left
+    if opts & O_KILLER and hist[_KILLERS + 2 * ply] != c:
+        hist[_KILLERS + 2 * ply + 1] = hist[_KILLERS + 2 * ply]
+        hist[_KILLERS + 2 * ply] = c
+
+
+@nb.njit(cache=True, _nrt=False, inline="always")
 def _tt_index(a, b, leader, mask):
     x = a * _C1 + b * _C2 + leader
     x ^= x >> 29
@@ -744,40 +868,8 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
             else:
                 rem = hp + left * rules[R_TRICK_BONUS] + rules[R_LAST_BONUS]
                 fr[sp, _F_REM] = rem
-                if opts & O_BOUNDS:
-                    if rem <= al:
-                        ret = rem
-                        done = True
-                    elif be <= 0:
-                        ret = np.int64(0)
-                        done = True
-                if not done and opts & O_SURE and trump >= 0:
-                    tmask = np.int64(0xFF) << (8 * trump)
-                    t_ns = (hands[0] | hands[2]) & tmask
-                    t_ew = (hands[1] | hands[3]) & tmask
-                    if (t_ns | t_ew) != 0:
-                        sure_ns = _sure_trumps(t_ns, t_ew, trump)
-                        lo_s = mask_points(sure_ns, pts)
-                        hi_s = rem - mask_points(
-                            _sure_trumps(t_ew, t_ns, trump), pts
-                        )
-                        if lo_s >= be:
-                            ret = lo_s
-                            done = True
-                        elif hi_s <= al:
-                            ret = hi_s
-                            done = True
-                if not done and opts & O_QUICK:
-                    q = _quick_tricks(
-                        hands, ld, trump, pts, rules[R_TRICK_BONUS], rules[R_LAST_BONUS]
-                    )
-                    if (ld & 1) == 0:
-                        if q >= be:
-                            ret = q
-                            done = True
-                    elif rem - q <= al:
-                        ret = rem - q
-                        done = True
+                ret = _boundary_cut(hands, ld, rem, al, be, pts, rules, opts)
+                done = ret >= 0
                 if not done and left == 2 and opts & O_ENDGAME:
                     ret = two_tricks(hands, ld, tricks, toff, al, be, pts, stren, above, rules)
                     done = True
@@ -849,6 +941,7 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
             fr[sp, _F_B0] = be
             fr[sp, _F_SLOT] = slot
             fr[sp, _F_LEFT] = left
+        if not done:
             mo = 8 * sp
             nm = _gen_moves(
                 hands, p, tricks, toff, nn, pts, stren, above, rules, opts, moves, mo, eq
@@ -897,12 +990,7 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
                         if v < fr[sp, _F_BETA]:
                             fr[sp, _F_BETA] = v
                 if not redo and fr[sp, _F_ALPHA] >= fr[sp, _F_BETA]:
-                    if opts & O_HISTORY:
-                        lf = fr[sp, _F_LEFT]
-                        hist[p * 32 + c] += lf * lf
-                    if opts & O_KILLER and hist[_KILLERS + 2 * sp] != c:
-                        hist[_KILLERS + 2 * sp + 1] = hist[_KILLERS + 2 * sp]
-                        hist[_KILLERS + 2 * sp] = c
+                    _note_cutoff(hist, opts, p, c, sp, fr[sp, _F_LEFT])
                 done = False
             ld = fr[sp, _F_LEADER]
             tn = fr[sp, _F_T]
