@@ -533,9 +533,37 @@ def _best_key(hand, led, trump, stren):
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
-def _gen_moves(hands, p, tr, off, n, pts, stren, above, rules, opts, mv, mo, eq):
-    """Fill ``mv[mo:]`` with the cards to search for seat ``p``; return how many."""
-    legal = legal_at(hands[p], tr, off, n, stren, above, rules)
+def _trick_state(hands, p, tr, off, n, trump, stren):
+    """What the cards of a trick in progress decide for seat ``p`` (``n`` > 0 played).
+
+    Returns ``(led, widx, wkey, hi_ns, hi_ew)``: the led suit, the index in the trick and
+    the key of the card winning it so far, and the strongest key N-S and E-W can still
+    produce in it after ``p`` (-1: none).
+    """
+    led = tr[off] >> 3
+    widx = trick_winner_at(tr, off, n, trump, stren)
+    wkey = card_key(tr[off + widx], led, trump, stren)
+    hi_ns = -1
+    hi_ew = -1
+    for j in range(n + 1, 4):
+        q = (p - n + j) & 3
+        k = _best_key(hands[q], led, trump, stren)
+        if q & 1:
+            hi_ew = max(hi_ew, k)
+        else:
+            hi_ns = max(hi_ns, k)
+    return led, widx, wkey, hi_ns, hi_ew
+
+
+@nb.njit(cache=True, _nrt=False, inline="always")
+def _gen_moves(
+    hands, p, legal, tr, off, n, led, widx, wkey, hi_ns, hi_ew, pts, stren, rules, opts, mv, mo,
+    eq,
+):
+    """Fill ``mv[mo:]`` with the cards of ``legal`` to search for seat ``p``; return how many.
+
+    ``led .. hi_ew``: the trick's state (:func:`_trick_state`; unused when leading).
+    """
     nm = 0
     if legal & (legal - 1) == 0:  # a forced card
         mv[mo] = _lowest_card(legal)
@@ -546,30 +574,13 @@ def _gen_moves(hands, p, tr, off, n, pts, stren, above, rules, opts, mv, mo, eq)
             live |= np.int64(1) << tr[off + i]
         dom = opts & O_DOMINANCE and rules[R_MONOTONE] != 0
         trump = rules[R_TRUMP]
-        led = 0
-        wkey = -1
-        wside = 0
-        hi_ns = -1
-        hi_ew = -1
+        wside = (p - n + widx) & 1  # 0: N-S hold the trick, 1: E-W
         if dom and n > 0:
             # only worth it when two legal cards of one suit could form a run
             dom = False
             for su in range(4):
                 if popcount32((legal >> (8 * su)) & 0xFF) > 1:
                     dom = True
-        if dom and n > 0:
-            led = tr[off] >> 3
-            wi = trick_winner_at(tr, off, n, trump, stren)
-            wkey = card_key(tr[off + wi], led, trump, stren)
-            wside = (p - n + wi) & 1  # 0: N-S hold the trick, 1: E-W
-            # the strongest key each side can still produce in this trick, after p
-            for j in range(n + 1, 4):
-                q = (p - n + j) & 3
-                k = _best_key(hands[q], led, trump, stren)
-                if q & 1:
-                    hi_ew = max(hi_ew, k)
-                else:
-                    hi_ns = max(hi_ns, k)
         m = legal
         while m != 0:
             c = _lowest_card(m)
@@ -627,30 +638,21 @@ def _gen_moves(hands, p, tr, off, n, pts, stren, above, rules, opts, mv, mo, eq)
 
 @nb.njit(cache=True, _nrt=False, inline="always")
 def _order_moves(
-    mv, sc, mo, nm, p, tr, off, n, tt_move, pts, stren, above, trump, hands, hist, opts,
-    ply,
+    mv, sc, mo, nm, p, n, led, widx, wkey, threat, tt_move, pts, stren, above, trump, hands,
+    hist, opts, ply,
 ):
-    """Sort ``mv[mo : mo + nm]`` by descending score (point-aware rules, TT move, history)."""
+    """Sort ``mv[mo : mo + nm]`` by descending score (point-aware rules, TT move, history).
+
+    ``led``, ``widx``, ``wkey``: the trick's state (:func:`_trick_state`), ``threat`` the
+    strongest key a later opponent can play in it.
+    """
     if nm < 2:
         return
     live = hands[0] | hands[1] | hands[2] | hands[3]
     opp_trumps = False
     if trump >= 0:
         opp_trumps = ((hands[(p + 1) & 3] | hands[(p + 3) & 3]) >> (8 * trump)) & 0xFF != 0
-    wkey = -1
-    widx = 0
-    led = -1
-    if n > 0:
-        led = tr[off] >> 3
-        widx = trick_winner_at(tr, off, n, trump, stren)
-        wkey = card_key(tr[off + widx], led, trump, stren)
     partner_holds = n > 0 and (widx & 1) == (n & 1)
-    threat = -1  # the strongest key a later opponent can play
-    if n > 0 and opts & O_ORDER:
-        for j in range(n + 1, 4):
-            q = (p - n + j) & 3
-            if (q & 1) != (p & 1):
-                threat = max(threat, _best_key(hands[q], led, trump, stren))
     for k in range(nm):
         c = mv[mo + k]
         s = 0
@@ -943,12 +945,23 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
             fr[sp, _F_LEFT] = left
         if not done:
             mo = 8 * sp
+            legal = legal_at(hands[p], tricks, toff, nn, stren, above, rules)
+            led = -1
+            widx = 0
+            wkey = -1
+            hi_ns = -1
+            hi_ew = -1
+            if nn > 0 and legal & (legal - 1) != 0:
+                led, widx, wkey, hi_ns, hi_ew = _trick_state(
+                    hands, p, tricks, toff, nn, trump, stren
+                )
             nm = _gen_moves(
-                hands, p, tricks, toff, nn, pts, stren, above, rules, opts, moves, mo, eq
+                hands, p, legal, tricks, toff, nn, led, widx, wkey, hi_ns, hi_ew, pts, stren,
+                rules, opts, moves, mo, eq,
             )
             _order_moves(
-                moves, scores, mo, nm, p, tricks, toff, nn, tt_move, pts, stren, above,
-                trump, hands, hist, opts, sp,
+                moves, scores, mo, nm, p, nn, led, widx, wkey, hi_ew if (p & 1) == 0 else hi_ns,
+                tt_move, pts, stren, above, trump, hands, hist, opts, sp,
             )
             fr[sp, _F_NM] = nm
             fr[sp, _F_K] = 0
