@@ -750,7 +750,8 @@ def _boundary_cut(hands, ld, rem, al, be, pts, rules, opts):
                 return q
         elif rem - q <= al:
             return rem - q
-        q = max(q, _transfer_tricks(hands, ld, trump, pts, tb, lb, mono))
+        if popcount32(hands[ld]) > 2:  # with two tricks left the endgame is cheaper
+            q = max(q, _transfer_tricks(hands, ld, trump, pts, tb, lb, mono))
         if (ld & 1) == 0:
             if q >= be:
                 return q
