@@ -238,6 +238,21 @@ def test_batch_matches_single(solver):
             assert out[f"{name}_capot_ew"][d] == solver.capot_possible(deals[d], kind, 3, 1)
 
 
+def test_batch_capot_flags_match_single(solver):
+    """The batch skips the capot probes its exact value rules out: flags must not change."""
+    rng = np.random.default_rng(53)
+    deals = np.stack([random_position(rng, 1 + i % 3) for i in range(60)])
+    out = dd_tables(deals, dealer=2, ruleset="bazar")
+    seen = [0, 0]
+    for d in range(len(deals)):
+        for kind in range(6):
+            for side, col in enumerate(("capot_ns", "capot_ew")):
+                flag = bool(out[f"{KIND_NAMES[kind]}_{col}"][d])
+                assert flag == solver.capot_possible(deals[d], kind, 3, side)
+                seen[side] += flag
+    assert seen[0] > 0 and seen[1] > 0
+
+
 def test_batch_counterclockwise_matches_single(solver):
     rng = np.random.default_rng(52)
     deals = np.stack([random_position(rng, 4) for _ in range(6)])

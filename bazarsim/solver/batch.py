@@ -16,7 +16,7 @@ from ..cards import validate_hands
 from ..contracts import KIND_NAMES
 from ..rulesets import Ruleset, get_ruleset
 from ..tables import rule_tables
-from .play import N_RULES, play_tables
+from .play import N_RULES, R_LAST_BONUS, R_TRICK_BONUS, play_tables
 from .search import (
     DEFAULT_TT_BITS,
     M_AUTO,
@@ -24,6 +24,7 @@ from .search import (
     S_NODES,
     _new_context,
     exact_value,
+    mask_points,
     new_search,
     reaches,
 )
@@ -77,20 +78,26 @@ def dd_tables_kernel(
                 ctx, method, -1,
             )
             if with_capot:
-                new_search(ctx)
                 tricks = 0
                 m = hands[0]
                 while m != 0:
                     tricks += 1
                     m &= m - 1
-                capot[d, j, 0] = reaches(
-                    hands, lead, cards, 0, tricks, cpts[j], cstren[j], corder[j],
-                    cabove[j], crules[j], ctx,
-                )
-                capot[d, j, 1] = not reaches(
-                    hands, lead, cards, 0, 1, cpts[j], cstren[j], corder[j], cabove[j],
-                    crules[j], ctx,
-                )
+                # Taking every trick takes every point: a side can only have a capot
+                # when the exact value gives it everything, so most probes are skipped.
+                total = rules[j, R_LAST_BONUS] + tricks * rules[j, R_TRICK_BONUS]
+                total += mask_points(hands[0] | hands[1] | hands[2] | hands[3], pts[j])
+                new_search(ctx)
+                if ns[d, j] == total:
+                    capot[d, j, 0] = reaches(
+                        hands, lead, cards, 0, tricks, cpts[j], cstren[j], corder[j],
+                        cabove[j], crules[j], ctx,
+                    )
+                if ns[d, j] == 0:
+                    capot[d, j, 1] = not reaches(
+                        hands, lead, cards, 0, 1, cpts[j], cstren[j], corder[j], cabove[j],
+                        crules[j], ctx,
+                    )
             nodes[d, j] = stats[S_NODES] - before
     return ns, capot, nodes
 
