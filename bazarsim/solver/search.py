@@ -30,9 +30,10 @@ Enhancements, each switchable through ``opts`` so that tests compare "all off" w
   side's trick and the weakest on the other side's, so only that one is searched. For
   the leader this holds when even the weaker card cannot be beaten.
 * ``O_ORDER``: best move from the table first, then point-aware rules for followers:
-  cards that take the trick and that no later opponent can beat (richest first, then the
-  weakest), then points loaded on a trick partner holds, then cards that take the trick
-  for now (cheapest first), then the cheapest discards.
+  cards that take the trick and that no later opponent can beat (cheapest first, then
+  the weakest: rich winners are kept for later tricks), then points loaded on a trick
+  partner holds, then cards that take the trick for now (cheapest first), then the
+  cheapest discards.
 * ``O_HISTORY``: history heuristic (cut-off moves of each seat) as a tie-break.
 * ``O_KILLER``: two killer cards per ply (the last cut-off moves) as a tie-break
   above the history score.
@@ -689,7 +690,7 @@ def _order_moves(
         elif opts & O_ORDER:
             kc = card_key(c, led, trump, stren)
             if kc > wkey and kc > threat:
-                s = (4 << 32) + (pts[c] << 24) - (stren[c] << 20)
+                s = (4 << 32) - (pts[c] << 24) - (stren[c] << 20)
             elif kc > wkey:
                 s = (2 << 32) - (pts[c] << 24) - (stren[c] << 20)
             elif partner_holds:
