@@ -671,14 +671,16 @@ def _order_moves(
                         o = hands[(p + j) & 3]
                         if (o >> (8 * su)) & 0xFF == 0 and (o >> (8 * trump)) & 0xFF != 0:
                             safe = False
+                partner = hands[(p + 2) & 3]
                 if master and safe:
                     # cash plain masters before trump masters, richest first
                     s = (2 << 32) + (pts[c] << 24) - ((1 << 31) if su == trump else 0)
                 else:
                     s = (1 << 32) - (pts[c] << 24) - (stren[c] << 20)
                     s += popcount32((hands[p] >> (8 * su)) & 0xFF) << 27  # long suits first
+                    if trump < 0:
+                        s += popcount32((partner >> (8 * su)) & 0xFF) << 27
                     # a low lead to partner's master, or to partner's ruff, first
-                    partner = hands[(p + 2) & 3]
                     if (partner >> _strongest(live, su)) & 1:
                         s += 1 << 30
                     elif (
