@@ -33,7 +33,7 @@ Enhancements, each switchable through ``opts`` so that tests compare "all off" w
   cards that take the trick and that no later opponent can beat (cheapest first, then
   the weakest: rich winners are kept for later tricks), then points loaded on a trick
   partner holds, then cards that take the trick for now (cheapest first), then the
-  cheapest discards.
+  cheapest discards (of equal points, from the shortest suit first).
 * ``O_HISTORY``: history heuristic (cut-off moves of each seat) as a tie-break.
 * ``O_KILLER``: two killer cards per ply (the last cut-off moves) as a tie-break
   above the history score.
@@ -698,7 +698,9 @@ def _order_moves(
             elif partner_holds:
                 s = (3 << 32) + (pts[c] << 24)
             else:
-                s = (1 << 32) - (pts[c] << 24) - (stren[c] << 20)
+                # cheapest first; of equal points a discard from the shortest suit first
+                ln = popcount32((hands[p] >> (c & ~7)) & 0xFF)
+                s = (1 << 32) - (pts[c] << 26) - (ln << 22) - (stren[c] << 18)
         if opts & O_KILLER:
             if c == hist[_KILLERS + 2 * ply]:
                 s += 1 << 31
