@@ -48,7 +48,10 @@ Enhancements, each switchable through ``opts`` so that tests compare "all off" w
   it; the leader then leads again. So the leader can cash, one after the other, the top
   run of every suit: all of it in the trump suit, in BK and in VK; in a plain suit of a
   trump contract at most as many cards as each other player holding trumps has in that
-  suit (each follows suit, so nobody can trump). Their points (and a trick bonus each
+  suit (each follows suit, so nobody can trump). Trumps go first: each round of them
+  takes a trump from every other hand holding one, so only hands with more trumps than
+  the leader's top trumps limit the plain suits; nor does partner when the ruleset lets
+  it discard on its side's trick. Their points (and a trick bonus each
   when counting tricks), plus the cheapest cards each other hand must follow with (when
   points rise with strength), are a floor for the leader's side. So is a low lead to
   partner's master in a suit nobody can ruff, followed by partner's own cashing (the
@@ -84,6 +87,7 @@ from .play import (
     R_MONOTONE,
     R_TRICK_BONUS,
     R_TRUMP,
+    R_TRUMP_PARTNER,
     card_key,
     legal_at,
     trick_winner_at,
@@ -287,15 +291,25 @@ def _sure_trumps(mine, theirs, trump):
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
-def _quick_tricks(hands, ld, trump, pts, tb, lb, mono):
+def _quick_tricks(hands, ld, trump, pts, tb, lb, mono, pfree):
     """Points the leader ``ld`` surely takes by cashing top cards (see ``O_QUICK``).
 
     Cashing every card of the hand takes the last trick too: its bonus ``lb`` counts.
+    ``pfree``: partner, void, need not trump a trick its side holds (then only the
+    opponents' trumps limit a plain suit's cashing).
     """
     live = hands[0] | hands[1] | hands[2] | hands[3]
     mine = hands[ld]
     total = 0
     cashed = 0
+    drawn = 0  # rounds of trumps the leader cashes first: each other hand follows
+    if trump >= 0:
+        tmask = np.int64(0xFF) << (8 * trump)
+        top = mine & tmask
+        others = (live ^ mine) & tmask
+        if others != 0:
+            top &= _stronger_than(_highest_card(others))
+        drawn = popcount32(top)
     for s in range(4):
         smask = np.int64(0xFF) << (8 * s)
         top = mine & smask
@@ -309,7 +323,7 @@ def _quick_tricks(hands, ld, trump, pts, tb, lb, mono):
             tmask = np.int64(0xFF) << (8 * trump)
             for j in range(1, 4):
                 o = hands[(ld + j) & 3]
-                if o & tmask != 0:
+                if popcount32(o & tmask) > drawn and not (j == 2 and pfree):
                     while n_top > popcount32(o & smask):
                         top &= top - 1  # the weakest goes
                         n_top -= 1
@@ -331,7 +345,7 @@ def _quick_tricks(hands, ld, trump, pts, tb, lb, mono):
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
-def _transfer_tricks(hands, ld, trump, pts, tb, lb, mono):
+def _transfer_tricks(hands, ld, trump, pts, tb, lb, mono, pfree):
     """Points the leader's side surely takes by a low lead to partner's master.
 
     In a suit where the leader has a card and partner the strongest live card (and no
@@ -377,7 +391,7 @@ def _transfer_tricks(hands, ld, trump, pts, tb, lb, mono):
         hands[pa] ^= np.int64(1) << m
         hands[(ld + 1) & 3] ^= b1
         hands[(ld + 3) & 3] ^= b3
-        v += _quick_tricks(hands, pa, trump, pts, tb, lb, mono)
+        v += _quick_tricks(hands, pa, trump, pts, tb, lb, mono, pfree)
         hands[ld] ^= np.int64(1) << lc
         hands[pa] ^= np.int64(1) << m
         hands[(ld + 1) & 3] ^= b1
@@ -749,14 +763,15 @@ def _boundary_cut(hands, ld, rem, al, be, pts, rules, opts):
         tb = rules[R_TRICK_BONUS]
         lb = rules[R_LAST_BONUS]
         mono = rules[R_MONOTONE]
-        q = _quick_tricks(hands, ld, trump, pts, tb, lb, mono)
+        pfree = rules[R_TRUMP_PARTNER] == 0
+        q = _quick_tricks(hands, ld, trump, pts, tb, lb, mono, pfree)
         if (ld & 1) == 0:
             if q >= be:
                 return q
         elif rem - q <= al:
             return rem - q
         if popcount32(hands[ld]) > 2:  # with two tricks left the endgame is cheaper
-            q = max(q, _transfer_tricks(hands, ld, trump, pts, tb, lb, mono))
+            q = max(q, _transfer_tricks(hands, ld, trump, pts, tb, lb, mono, pfree))
         if (ld & 1) == 0:
             if q >= be:
                 return q
