@@ -170,6 +170,36 @@ def test_legal_cards_match_reference(rs_name):
                 assert trick[w][0] == ref_w
 
 
+@pytest.mark.parametrize("rs_name", list(RULESETS))
+def test_legal_given_matches_legal_cards(rs_name):
+    """The summary form of the legal cards (the two-trick endgame's) equals the scan form,
+    for every contract kind with each legal-play flag as the ruleset has it and flipped."""
+    from bazarsim.solver.play import legal_given
+
+    rng = np.random.default_rng(23)
+    base = get_ruleset(rs_name)
+    for flag, option in [(None, None), *FLAG_OPTIONS.items()]:
+        rs = base
+        if flag is not None:
+            rs = get_ruleset(rs_name, **{option: not NP.RULES[rs_name][flag]})
+        for kind in rs.kinds:
+            pts, stren, order, above, rules = play_tables(rule_tables(rs), kind)
+            trump = int(rules[0])
+            for _ in range(150):
+                cards = rng.permutation(32)
+                n = int(rng.integers(1, 4))
+                arr = np.zeros(4, np.int64)
+                arr[:n] = cards[:n]
+                hand = np.int64(sum(1 << int(c) for c in cards[4 : 4 + int(rng.integers(1, 9))]))
+                led = int(arr[0]) >> 3
+                best_led = max([int(stren[c]) for c in arr[:n] if c >> 3 == led], default=-1)
+                best_tr = max([int(stren[c]) for c in arr[:n] if c >> 3 == trump], default=-1)
+                w = int(trick_winner(arr, n, trump, stren))
+                got = legal_given(hand, n, led, w, best_led, best_tr, trump, above, rules)
+                want = legal_cards(hand, arr, n, stren, above, rules)
+                assert int(got) == int(want), (rs_name, flag, kind, list(arr[:n]), int(hand))
+
+
 def _card_index(name: str) -> int:
     return "SHDC".index(name[1]) * 8 + "789TJQKA".index(name[0])
 

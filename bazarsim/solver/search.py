@@ -90,6 +90,7 @@ from .play import (
     R_TRUMP_PARTNER,
     card_key,
     legal_at,
+    legal_given,
     trick_winner_at,
 )
 
@@ -439,17 +440,34 @@ def _two_lines(hands, ld, c0, c1, c2, c3, w, pts, stren, trump, tb, lb):
     return v
 
 
-@nb.njit(cache=True, _nrt=False)
-def two_tricks(hands, ld, tr, off, alpha, beta, pts, stren, above, rules):
+@nb.njit(cache=True, _nrt=False, inline="always")
+def _add_card(c, i, led, trump, stren, wkey, widx, best_led, best_tr):
+    """The trick's summary (see :func:`~.play.legal_given`) after card ``c`` at index ``i``."""
+    k = card_key(c, led, trump, stren)
+    if k > wkey:
+        wkey = k
+        widx = i
+    if (c >> 3) == led and stren[c] > best_led:
+        best_led = stren[c]
+    if (c >> 3) == trump and stren[c] > best_tr:
+        best_tr = stren[c]
+    return wkey, widx, best_led, best_tr
+
+
+@nb.njit(cache=True, _nrt=False, inline="always")
+def two_tricks(hands, ld, alpha, beta, pts, stren, above, rules):
     """Fail-soft N-S points of the last two tricks (two cards in every hand, ``ld`` leads).
 
     Alpha-beta over the legal cards of the first of them (at most 2 x 2 x 2 x 2 lines)
-    written as four nested loops; the last trick is forced. ``tr[off : off + 4]`` is
-    scratch space.
+    written as four nested loops, the trick's summary kept up to date card by card for
+    the legal cards; the last trick is forced.
     """
     trump = rules[R_TRUMP]
     tb = rules[R_TRICK_BONUS]
     lb = rules[R_LAST_BONUS]
+    h1 = hands[(ld + 1) & 3]
+    h2 = hands[(ld + 2) & 3]
+    h3 = hands[(ld + 3) & 3]
     mx0 = (ld & 1) == 0  # levels 0 and 2 maximise iff the leader is N or S
     inf = np.int64(1 << 30)
     v0 = np.int64(-1) if mx0 else inf
@@ -459,32 +477,35 @@ def two_tricks(hands, ld, tr, off, alpha, beta, pts, stren, above, rules):
     while m0 != 0:
         c0 = _lowest_card(m0)
         m0 &= m0 - 1
-        tr[off + 0] = c0
+        led = c0 >> 3
+        k0, w0, bl0, bt0 = _add_card(c0, 0, led, trump, stren, -1, 0, -1, -1)
         a1 = a0
         b1 = b0
         v1 = inf if mx0 else np.int64(-1)
-        m1 = legal_at(hands[(ld + 1) & 3], tr, off, 1, stren, above, rules)
+        m1 = legal_given(h1, 1, led, w0, bl0, bt0, trump, above, rules)
         while m1 != 0:
             c1 = _lowest_card(m1)
             m1 &= m1 - 1
-            tr[off + 1] = c1
+            k1, w1, bl1, bt1 = _add_card(c1, 1, led, trump, stren, k0, w0, bl0, bt0)
             a2 = a1
             b2 = b1
             v2 = np.int64(-1) if mx0 else inf
-            m2 = legal_at(hands[(ld + 2) & 3], tr, off, 2, stren, above, rules)
+            m2 = legal_given(h2, 2, led, w1, bl1, bt1, trump, above, rules)
             while m2 != 0:
                 c2 = _lowest_card(m2)
                 m2 &= m2 - 1
-                tr[off + 2] = c2
+                k2, w2, bl2, bt2 = _add_card(c2, 2, led, trump, stren, k1, w1, bl1, bt1)
                 a3 = a2
                 b3 = b2
                 v3 = inf if mx0 else np.int64(-1)
-                m3 = legal_at(hands[(ld + 3) & 3], tr, off, 3, stren, above, rules)
+                m3 = legal_given(h3, 3, led, w2, bl2, bt2, trump, above, rules)
                 while m3 != 0:
                     c3 = _lowest_card(m3)
                     m3 &= m3 - 1
-                    tr[off + 3] = c3
-                    w = (ld + trick_winner_at(tr, off, 4, trump, stren)) & 3
+                    w = w2
+                    if card_key(c3, led, trump, stren) > k2:
+                        w = 3
+                    w = (ld + w) & 3
                     v = _two_lines(hands, ld, c0, c1, c2, c3, w, pts, stren, trump, tb, lb)
                     if mx0:  # level 3 minimises
                         v3 = min(v3, v)
@@ -894,7 +915,7 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
                 ret = _boundary_cut(hands, ld, rem, al, be, pts, rules, opts)
                 done = ret >= 0
                 if not done and left == 2 and opts & O_ENDGAME:
-                    ret = two_tricks(hands, ld, tricks, toff, al, be, pts, stren, above, rules)
+                    ret = two_tricks(hands, ld, al, be, pts, stren, above, rules)
                     done = True
                 if not done and opts & O_TT:
                     h0 = hands[0]
