@@ -292,61 +292,77 @@ def _sure_trumps(mine, theirs, trump):
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
-def _quick_tricks(hands, ld, trump, pts, tb, lb, mono, pfree):
-    """Points the leader ``ld`` surely takes by cashing top cards (see ``O_QUICK``).
+def _ruff_limit(top, n_top, o, smask, tmask, drawn):
+    """Cut the cashable run ``top`` to the rounds a hand ``o`` left with trumps follows."""
+    if popcount32(o & tmask) > drawn:
+        k = popcount32(o & smask)
+        while n_top > k:
+            top &= top - 1  # the weakest goes
+            n_top -= 1
+    return top, n_top
 
-    Cashing every card of the hand takes the last trick too: its bonus ``lb`` counts.
-    ``pfree``: partner, void, need not trump a trick its side holds (then only the
-    opponents' trumps limit a plain suit's cashing).
+
+@nb.njit(cache=True, _nrt=False, inline="always")
+def _cheapest(o, n, pts):
+    """Points of the ``n`` weakest cards of the mask ``o`` (all of them if fewer)."""
+    total = 0
+    for _ in range(n):
+        if o == 0:
+            break
+        total += pts[_lowest_card(o)]
+        o &= o - 1
+    return total
+
+
+@nb.njit(cache=True, _nrt=False, inline="always")
+def _quick_tricks(me, lho, pa, rho, trump, pts, tb, lb, mono, pfree):
+    """Points the leader (hand ``me``) surely takes by cashing top cards (``O_QUICK``).
+
+    ``lho``, ``pa``, ``rho``: the other hands in playing order from the leader. Cashing
+    every card of the hand takes the last trick too: its bonus ``lb`` counts. ``pfree``:
+    partner, void, need not trump a trick its side holds (then only the opponents'
+    trumps limit a plain suit's cashing).
     """
-    live = hands[0] | hands[1] | hands[2] | hands[3]
-    mine = hands[ld]
+    live = me | lho | pa | rho
     total = 0
     cashed = 0
     drawn = 0  # rounds of trumps the leader cashes first: each other hand follows
+    tmask = np.int64(0)
     if trump >= 0:
         tmask = np.int64(0xFF) << (8 * trump)
-        top = mine & tmask
-        others = (live ^ mine) & tmask
+        top = me & tmask
+        others = (live ^ me) & tmask
         if others != 0:
             top &= _stronger_than(_highest_card(others))
         drawn = popcount32(top)
     for s in range(4):
         smask = np.int64(0xFF) << (8 * s)
-        top = mine & smask
+        top = me & smask
         if top == 0:
             continue
-        others = (live ^ mine) & smask
+        others = (live ^ me) & smask
         if others != 0:
             top &= _stronger_than(_highest_card(others))  # the top run of live cards
         n_top = popcount32(top)
         if trump >= 0 and s != trump:
-            tmask = np.int64(0xFF) << (8 * trump)
-            for j in range(1, 4):
-                o = hands[(ld + j) & 3]
-                if popcount32(o & tmask) > drawn and not (j == 2 and pfree):
-                    while n_top > popcount32(o & smask):
-                        top &= top - 1  # the weakest goes
-                        n_top -= 1
+            top, n_top = _ruff_limit(top, n_top, lho, smask, tmask, drawn)
+            if not pfree:
+                top, n_top = _ruff_limit(top, n_top, pa, smask, tmask, drawn)
+            top, n_top = _ruff_limit(top, n_top, rho, smask, tmask, drawn)
         total += mask_points(top, pts) + n_top * tb
         cashed += n_top
         if mono and n_top > 0:
             # each other hand follows suit while it can: at least its n_top cheapest
             # cards of the suit (the weakest, points rising with strength) fall
-            for j in range(1, 4):
-                o = hands[(ld + j) & 3] & smask
-                for _ in range(n_top):
-                    if o == 0:
-                        break
-                    total += pts[_lowest_card(o)]
-                    o &= o - 1
-    if cashed == popcount32(mine):
+            total += _cheapest(lho & smask, n_top, pts) + _cheapest(pa & smask, n_top, pts)
+            total += _cheapest(rho & smask, n_top, pts)
+    if cashed == popcount32(me):
         total += lb
     return total
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
-def _transfer_tricks(hands, ld, trump, pts, tb, lb, mono, pfree):
+def _transfer_tricks(me, lho, pa, rho, trump, pts, tb, lb, mono, pfree):
     """Points the leader's side surely takes by a low lead to partner's master.
 
     In a suit where the leader has a card and partner the strongest live card (and no
@@ -355,32 +371,27 @@ def _transfer_tricks(hands, ld, trump, pts, tb, lb, mono, pfree):
     opponents' cards in that first trick are unknown: each is taken as its weakest card
     of the suit (credited only when points rise with strength), which leaves them their
     strongest, so partner's cashing is counted against a position at least as hard as
-    the real one. Best over the suits; 0 when none qualifies. ``hands`` is restored.
+    the real one. Best over the suits; 0 when none qualifies.
     """
-    pa = (ld + 2) & 3
-    live = hands[0] | hands[1] | hands[2] | hands[3]
+    live = me | lho | pa | rho
     best = 0
     for s in range(4):
         smask = np.int64(0xFF) << (8 * s)
-        low = hands[ld] & smask
-        mp = hands[pa] & smask
+        low = me & smask
+        mp = pa & smask
         if low == 0 or mp == 0:
             continue
         m = _highest_card(mp)
         if live & _stronger_than(m) != 0:
             continue
         if trump >= 0 and s != trump:
-            ruff = False
-            for j in (1, 3):
-                o = hands[(ld + j) & 3]
-                if (o >> (8 * s)) & 0xFF == 0 and (o >> (8 * trump)) & 0xFF != 0:
-                    ruff = True
-            if ruff:
-                continue
+            tmask = np.int64(0xFF) << (8 * trump)
+            if (lho & smask == 0 and lho & tmask != 0) or (rho & smask == 0 and rho & tmask != 0):
+                continue  # an opponent ruffs
         lc = _lowest_card(low)
         v = pts[lc] + pts[m] + tb
-        o1 = hands[(ld + 1) & 3] & smask
-        o3 = hands[(ld + 3) & 3] & smask
+        o1 = lho & smask
+        o3 = rho & smask
         b1 = o1 & -o1
         b3 = o3 & -o3
         if mono:
@@ -388,15 +399,11 @@ def _transfer_tricks(hands, ld, trump, pts, tb, lb, mono, pfree):
                 v += pts[_lowest_card(o1)]
             if o3 != 0:
                 v += pts[_lowest_card(o3)]
-        hands[ld] ^= np.int64(1) << lc
-        hands[pa] ^= np.int64(1) << m
-        hands[(ld + 1) & 3] ^= b1
-        hands[(ld + 3) & 3] ^= b3
-        v += _quick_tricks(hands, pa, trump, pts, tb, lb, mono, pfree)
-        hands[ld] ^= np.int64(1) << lc
-        hands[pa] ^= np.int64(1) << m
-        hands[(ld + 1) & 3] ^= b1
-        hands[(ld + 3) & 3] ^= b3
+        # partner leads next: its left-hand opponent is the leader's right-hand one
+        v += _quick_tricks(
+            pa ^ (np.int64(1) << m), rho ^ b3, me ^ (np.int64(1) << lc), lho ^ b1, trump, pts,
+            tb, lb, mono, pfree,
+        )
         if v > best:
             best = v
     return best
@@ -785,14 +792,18 @@ def _boundary_cut(hands, ld, rem, al, be, pts, rules, opts):
         lb = rules[R_LAST_BONUS]
         mono = rules[R_MONOTONE]
         pfree = rules[R_TRUMP_PARTNER] == 0
-        q = _quick_tricks(hands, ld, trump, pts, tb, lb, mono, pfree)
+        me = hands[ld]
+        lho = hands[(ld + 1) & 3]
+        pa = hands[(ld + 2) & 3]
+        rho = hands[(ld + 3) & 3]
+        q = _quick_tricks(me, lho, pa, rho, trump, pts, tb, lb, mono, pfree)
         if (ld & 1) == 0:
             if q >= be:
                 return q
         elif rem - q <= al:
             return rem - q
-        if popcount32(hands[ld]) > 2:  # with two tricks left the endgame is cheaper
-            q = max(q, _transfer_tricks(hands, ld, trump, pts, tb, lb, mono, pfree))
+        if popcount32(me) > 2:  # with two tricks left the endgame is cheaper
+            q = max(q, _transfer_tricks(me, lho, pa, rho, trump, pts, tb, lb, mono, pfree))
         if (ld & 1) == 0:
             if q >= be:
                 return q
