@@ -172,9 +172,11 @@ def test_legal_cards_match_reference(rs_name):
 
 @pytest.mark.parametrize("rs_name", list(RULESETS))
 def test_legal_given_matches_legal_cards(rs_name):
-    """The summary form of the legal cards (the two-trick endgame's) equals the scan form,
-    for every contract kind with each legal-play flag as the ruleset has it and flipped."""
+    """The trick summary kept card by card (as the two-trick endgame keeps it) gives the
+    legal cards of the trick scan, for every contract kind with each legal-play flag as
+    the ruleset has it and flipped."""
     from bazarsim.solver.play import legal_given
+    from bazarsim.solver.search import _add_card
 
     rng = np.random.default_rng(23)
     base = get_ruleset(rs_name)
@@ -192,9 +194,11 @@ def test_legal_given_matches_legal_cards(rs_name):
                 arr[:n] = cards[:n]
                 hand = np.int64(sum(1 << int(c) for c in cards[4 : 4 + int(rng.integers(1, 9))]))
                 led = int(arr[0]) >> 3
-                best_led = max([int(stren[c]) for c in arr[:n] if c >> 3 == led], default=-1)
-                best_tr = max([int(stren[c]) for c in arr[:n] if c >> 3 == trump], default=-1)
-                w = int(trick_winner(arr, n, trump, stren))
+                summary = (-1, 0, -1, -1)  # winning key, its index, best led, best trump
+                for i in range(n):
+                    summary = _add_card(arr[i], i, led, trump, stren, *summary)
+                wkey, w, best_led, best_tr = summary
+                assert w == trick_winner(arr, n, trump, stren)
                 got = legal_given(hand, n, led, w, best_led, best_tr, trump, above, rules)
                 want = legal_cards(hand, arr, n, stren, above, rules)
                 assert int(got) == int(want), (rs_name, flag, kind, list(arr[:n]), int(hand))

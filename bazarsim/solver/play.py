@@ -128,45 +128,39 @@ def legal_cards(hand, trick, n, stren, above, rules):
 def legal_at(hand, tr, off, n, stren, above, rules):
     """:func:`legal_cards` for the trick ``tr[off : off + n]``.
 
-    RULES.md section 3, with every duty switched by a flag in ``rules``.
+    Summarises the trick for :func:`legal_given`, scanning it only for what the hand's
+    case needs (the winner only for a void hand with trumps).
     """
     if n == 0:
         return hand
     trump = rules[R_TRUMP]
     led = tr[off] >> 3
-    follow = hand & (np.int64(0xFF) << (8 * led))
-    if follow != 0:
-        if rules[R_LEAD_TRUMP_ALL] != 0 or led == trump:
-            duty = rules[R_OVERTAKE_TRUMP] != 0
-        else:
-            duty = rules[R_OVERTAKE_PLAIN] != 0
-            for i in range(n):
-                if (tr[off + i] >> 3) == trump:
-                    duty = False  # somebody trumped: no duty to go higher in the led suit
-        if duty:
-            best = -1
-            for i in range(n):
-                if (tr[off + i] >> 3) == led and stren[tr[off + i]] > best:
-                    best = stren[tr[off + i]]
-            higher = follow & above[led, best + 1]
-            if higher != 0:
-                return higher
-        return follow
-    if trump < 0:
-        return hand  # BK and VK: a void player plays any card
-    mine = hand & (np.int64(0xFF) << (8 * trump))
-    if mine == 0:
-        return hand
-    w = trick_winner_at(tr, off, n, trump, stren)
+    best_led = -1
+    best_tr = -1
+    for i in range(n):
+        c = tr[off + i]
+        if (c >> 3) == led and stren[c] > best_led:
+            best_led = stren[c]
+        if (c >> 3) == trump and stren[c] > best_tr:
+            best_tr = stren[c]
+    w = 0
+    if (hand >> (8 * led)) & 0xFF == 0 and trump >= 0 and (hand >> (8 * trump)) & 0xFF != 0:
+        w = trick_winner_at(tr, off, n, trump, stren)
+    return legal_given(hand, n, led, w, best_led, best_tr, trump, above, rules)
+
+
+@nb.njit(cache=True, _nrt=False, inline="always")
+def _trump_duty(hand, mine, n, w, best_tr, trump, above, rules):
+    """Legal cards of a hand void in the led suit holding the trumps ``mine``.
+
+    ``w``: index of the card holding the trick, ``best_tr``: the strongest trump in it
+    (strength, -1: none).
+    """
     if (w & 1) == (n & 1) and rules[R_TRUMP_PARTNER] == 0:
         return hand  # partner (same parity in the trick) holds it: any card
-    best = -1
-    for i in range(n):
-        if (tr[off + i] >> 3) == trump and stren[tr[off + i]] > best:
-            best = stren[tr[off + i]]
-    if best < 0:
+    if best_tr < 0:
         return mine
-    higher = mine & above[trump, best + 1]
+    higher = mine & above[trump, best_tr + 1]
     if higher != 0:
         return higher if rules[R_OVERTRUMP] != 0 else mine
     return mine if rules[R_UNDERTRUMP] != 0 else hand
@@ -174,15 +168,14 @@ def legal_at(hand, tr, off, n, stren, above, rules):
 
 @nb.njit(cache=True, _nrt=False, inline="always")
 def legal_given(hand, n, led, widx, best_led, best_tr, trump, above, rules):
-    """:func:`legal_at` from a summary of the trick (card ``n`` > 0 of it).
+    """Legal cards of ``hand`` as card ``n`` (> 0) of a trick, from a summary of it.
 
-    The same duties in the same order (tests check the two agree on random tricks of
-    every ruleset). :func:`legal_at` scans the trick only for what a duty needs: at
-    every node of the search that measured faster than keeping a summary. The summary:
+    RULES.md section 3, with every duty switched by a flag in ``rules``. The summary:
     the ``led`` suit, the index ``widx`` of the card holding the trick (read only when
     a void hand holds trumps), and the strongest strength of the led suit
-    (``best_led``) and of trumps (``best_tr``, -1: none) among its cards. A search that
-    plays a trick card by card keeps the summary up to date for almost nothing.
+    (``best_led``) and of trumps (``best_tr``, -1: none) among its cards.
+    :func:`legal_at` makes it from a trick array; a search that plays a trick card by
+    card (the two-trick endgame) keeps it up to date as it goes.
     """
     follow = hand & (np.int64(0xFF) << (8 * led))
     if follow != 0:
@@ -201,11 +194,4 @@ def legal_given(hand, n, led, widx, best_led, best_tr, trump, above, rules):
     mine = hand & (np.int64(0xFF) << (8 * trump))
     if mine == 0:
         return hand
-    if (widx & 1) == (n & 1) and rules[R_TRUMP_PARTNER] == 0:
-        return hand  # partner (same parity in the trick) holds it: any card
-    if best_tr < 0:
-        return mine
-    higher = mine & above[trump, best_tr + 1]
-    if higher != 0:
-        return higher if rules[R_OVERTRUMP] != 0 else mine
-    return mine if rules[R_UNDERTRUMP] != 0 else hand
+    return _trump_duty(hand, mine, n, widx, best_tr, trump, above, rules)
