@@ -175,8 +175,7 @@ def test_legal_given_matches_legal_cards(rs_name):
     """The trick summary kept card by card (as the two-trick endgame keeps it) gives the
     legal cards of the trick scan, for every contract kind with each legal-play flag as
     the ruleset has it and flipped."""
-    from bazarsim.solver.play import legal_given
-    from bazarsim.solver.search import _add_card
+    from bazarsim.solver.play import add_to_summary, legal_given
 
     rng = np.random.default_rng(23)
     base = get_ruleset(rs_name)
@@ -196,7 +195,7 @@ def test_legal_given_matches_legal_cards(rs_name):
                 led = int(arr[0]) >> 3
                 summary = (-1, 0, -1, -1)  # winning key, its index, best led, best trump
                 for i in range(n):
-                    summary = _add_card(arr[i], i, led, trump, stren, *summary)
+                    summary = add_to_summary(arr[i], i, led, trump, stren, *summary)
                 wkey, w, best_led, best_tr = summary
                 assert w == trick_winner(arr, n, trump, stren)
                 got = legal_given(hand, n, led, w, best_led, best_tr, trump, above, rules)

@@ -195,3 +195,20 @@ def legal_given(hand, n, led, widx, best_led, best_tr, trump, above, rules):
     if mine == 0:
         return hand
     return _trump_duty(hand, mine, n, widx, best_tr, trump, above, rules)
+
+
+@nb.njit(cache=True, _nrt=False, inline="always")
+def add_to_summary(c, i, led, trump, stren, wkey, widx, best_led, best_tr):
+    """The trick's summary (:func:`legal_given`) after card ``c`` at index ``i``.
+
+    ``wkey`` is the key of the card holding the trick (-1 before the first card).
+    """
+    k = card_key(c, led, trump, stren)
+    if k > wkey:
+        wkey = k
+        widx = i
+    if (c >> 3) == led and stren[c] > best_led:
+        best_led = stren[c]
+    if (c >> 3) == trump and stren[c] > best_tr:
+        best_tr = stren[c]
+    return wkey, widx, best_led, best_tr

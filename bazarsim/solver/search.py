@@ -88,6 +88,7 @@ from .play import (
     R_TRICK_BONUS,
     R_TRUMP,
     R_TRUMP_PARTNER,
+    add_to_summary,
     card_key,
     legal_at,
     legal_given,
@@ -448,20 +449,6 @@ def _two_lines(hands, ld, c0, c1, c2, c3, w, pts, stren, trump, tb, lb):
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
-def _add_card(c, i, led, trump, stren, wkey, widx, best_led, best_tr):
-    """The trick's summary (see :func:`~.play.legal_given`) after card ``c`` at index ``i``."""
-    k = card_key(c, led, trump, stren)
-    if k > wkey:
-        wkey = k
-        widx = i
-    if (c >> 3) == led and stren[c] > best_led:
-        best_led = stren[c]
-    if (c >> 3) == trump and stren[c] > best_tr:
-        best_tr = stren[c]
-    return wkey, widx, best_led, best_tr
-
-
-@nb.njit(cache=True, _nrt=False, inline="always")
 def two_tricks(hands, ld, alpha, beta, pts, stren, above, rules):
     """Fail-soft N-S points of the last two tricks (two cards in every hand, ``ld`` leads).
 
@@ -485,7 +472,7 @@ def two_tricks(hands, ld, alpha, beta, pts, stren, above, rules):
         c0 = _lowest_card(m0)
         m0 &= m0 - 1
         led = c0 >> 3
-        k0, w0, bl0, bt0 = _add_card(c0, 0, led, trump, stren, -1, 0, -1, -1)
+        k0, w0, bl0, bt0 = add_to_summary(c0, 0, led, trump, stren, -1, 0, -1, -1)
         a1 = a0
         b1 = b0
         v1 = inf if mx0 else np.int64(-1)
@@ -493,7 +480,7 @@ def two_tricks(hands, ld, alpha, beta, pts, stren, above, rules):
         while m1 != 0:
             c1 = _lowest_card(m1)
             m1 &= m1 - 1
-            k1, w1, bl1, bt1 = _add_card(c1, 1, led, trump, stren, k0, w0, bl0, bt0)
+            k1, w1, bl1, bt1 = add_to_summary(c1, 1, led, trump, stren, k0, w0, bl0, bt0)
             a2 = a1
             b2 = b1
             v2 = np.int64(-1) if mx0 else inf
@@ -501,7 +488,7 @@ def two_tricks(hands, ld, alpha, beta, pts, stren, above, rules):
             while m2 != 0:
                 c2 = _lowest_card(m2)
                 m2 &= m2 - 1
-                k2, w2, bl2, bt2 = _add_card(c2, 2, led, trump, stren, k1, w1, bl1, bt1)
+                k2, w2, bl2, bt2 = add_to_summary(c2, 2, led, trump, stren, k1, w1, bl1, bt1)
                 a3 = a2
                 b3 = b2
                 v3 = inf if mx0 else np.int64(-1)
