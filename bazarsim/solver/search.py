@@ -90,7 +90,6 @@ from .play import (
     R_TRUMP_PARTNER,
     add_to_summary,
     card_key,
-    legal_at,
     legal_given,
     trick_winner_at,
 )
@@ -563,16 +562,9 @@ def _best_key(hand, led, trump, stren):
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
-def _trick_state(hands, p, tr, off, n, trump, stren):
-    """What the cards of a trick in progress decide for seat ``p`` (``n`` > 0 played).
-
-    Returns ``(led, widx, wkey, hi_ns, hi_ew)``: the led suit, the index in the trick and
-    the key of the card winning it so far, and the strongest key N-S and E-W can still
-    produce in it after ``p`` (-1: none).
-    """
-    led = tr[off] >> 3
-    widx = trick_winner_at(tr, off, n, trump, stren)
-    wkey = card_key(tr[off + widx], led, trump, stren)
+def _threats(hands, p, n, led, trump, stren):
+    """The strongest keys N-S and E-W can still produce after seat ``p`` (card ``n`` of a
+    trick led in ``led``), -1 for none."""
     hi_ns = -1
     hi_ew = -1
     for j in range(n + 1, 4):
@@ -582,7 +574,7 @@ def _trick_state(hands, p, tr, off, n, trump, stren):
             hi_ew = max(hi_ew, k)
         else:
             hi_ns = max(hi_ns, k)
-    return led, widx, wkey, hi_ns, hi_ew
+    return hi_ns, hi_ew
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
@@ -592,7 +584,7 @@ def _gen_moves(
 ):
     """Fill ``mv[mo:]`` with the cards of ``legal`` to search for seat ``p``; return how many.
 
-    ``led .. hi_ew``: the trick's state (:func:`_trick_state`; unused when leading).
+    ``led .. hi_ew``: the trick's state (from the trick's summary; unused when leading).
     """
     nm = 0
     if legal & (legal - 1) == 0:  # a forced card
@@ -673,7 +665,7 @@ def _order_moves(
 ):
     """Sort ``mv[mo : mo + nm]`` by descending score (point-aware rules, TT move, history).
 
-    ``led``, ``widx``, ``wkey``: the trick's state (:func:`_trick_state`), ``threat`` the
+    ``led``, ``widx``, ``wkey``: the trick's state (from the trick's summary), ``threat`` the
     strongest key a later opponent can play in it.
     """
     if nm < 2:
@@ -838,7 +830,13 @@ _F_TAG = 16
 _F_LEFT = 17
 _F_SCOUT = 18  # 1: the current move is searched with a null (scout) window, 2: redo
 _F_RSV = 19  # the scout's fail-soft result, a bound for the re-search
-N_FRAME = 20
+# the summary of the trick's cards before this node's (see ``legal_given``), kept card by
+# card as the search descends
+_F_WKEY = 20
+_F_WIDX = 21
+_F_BLED = 22
+_F_BTR = 23
+N_FRAME = 24
 
 
 @nb.njit(cache=True, _nrt=False)
@@ -878,6 +876,14 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
     fr[0, _F_N] = n
     fr[0, _F_ALPHA] = alpha
     fr[0, _F_BETA] = beta
+    wk, wi, bl, bt = np.int64(-1), np.int64(0), np.int64(-1), np.int64(-1)
+    for i in range(n):
+        c = tricks[4 * t + i]
+        wk, wi, bl, bt = add_to_summary(c, i, tricks[4 * t] >> 3, trump, stren, wk, wi, bl, bt)
+    fr[0, _F_WKEY] = wk
+    fr[0, _F_WIDX] = wi
+    fr[0, _F_BLED] = bl
+    fr[0, _F_BTR] = bt
     ret = np.int64(0)
     hp = mask_points(hands[0] | hands[1] | hands[2] | hands[3], pts)  # points in hands
     while True:
@@ -985,16 +991,21 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
             fr[sp, _F_LEFT] = left
         if not done:
             mo = 8 * sp
-            legal = legal_at(hands[p], tricks, toff, nn, stren, above, rules)
             led = -1
             widx = 0
             wkey = -1
             hi_ns = -1
             hi_ew = -1
-            if nn > 0 and legal & (legal - 1) != 0:
-                led, widx, wkey, hi_ns, hi_ew = _trick_state(
-                    hands, p, tricks, toff, nn, trump, stren
+            legal = hands[p]
+            if nn > 0:
+                led = tricks[toff] >> 3
+                widx = fr[sp, _F_WIDX]
+                legal = legal_given(
+                    legal, nn, led, widx, fr[sp, _F_BLED], fr[sp, _F_BTR], trump, above, rules
                 )
+                if legal & (legal - 1) != 0:
+                    wkey = fr[sp, _F_WKEY]
+                    hi_ns, hi_ew = _threats(hands, p, nn, led, trump, stren)
             nm = _gen_moves(
                 hands, p, legal, tricks, toff, nn, led, widx, wkey, hi_ns, hi_ew, pts, stren,
                 rules, opts, moves, mo, eq,
@@ -1077,8 +1088,16 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
                         al = be - 1
                 else:
                     fr[sp, _F_SCOUT] = 0
+                wk = fr[sp, _F_WKEY]
+                wi = fr[sp, _F_WIDX]
+                if nn == 0:
+                    wk = np.int64(-1)
+                    wi = np.int64(0)
                 if nn == 3:
-                    w = (ld + trick_winner_at(tricks, toff, 4, trump, stren)) & 3
+                    w = wi
+                    if card_key(c, tricks[toff] >> 3, trump, stren) > wk:
+                        w = 3
+                    w = (ld + w) & 3
                     ns = np.int64(0)
                     if (w & 1) == 0:
                         ns = pts[tricks[toff]] + pts[tricks[toff + 1]] + pts[tricks[toff + 2]]
@@ -1094,6 +1113,18 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
                     fr[q, _F_BETA] = be - ns
                 else:
                     fr[sp, _F_NS] = 0
+                    bl = fr[sp, _F_BLED]
+                    bt = fr[sp, _F_BTR]
+                    if nn == 0:
+                        bl = np.int64(-1)
+                        bt = np.int64(-1)
+                    wk, wi, bl, bt = add_to_summary(
+                        c, nn, tricks[toff] >> 3, trump, stren, wk, wi, bl, bt
+                    )
+                    fr[q, _F_WKEY] = wk
+                    fr[q, _F_WIDX] = wi
+                    fr[q, _F_BLED] = bl
+                    fr[q, _F_BTR] = bt
                     fr[q, _F_LEADER] = ld
                     fr[q, _F_T] = tn
                     fr[q, _F_N] = nn + 1
