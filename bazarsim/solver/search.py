@@ -178,7 +178,7 @@ def _new_context(tt_bits, opts):
     tricks = np.zeros(10 * 4, np.int64)
     moves = np.zeros(40 * 8, np.int64)
     scores = np.zeros(40 * 8, np.int64)
-    frames = np.zeros((40, N_FRAME), np.int64)
+    frames = np.zeros(40 * N_FRAME, np.int64)
     eq = np.zeros(32, np.int64)  # per card: other cards of its suit worth the same
     # per suit: zc[10 s + k] the k weakest cards of its worthless bottom run, zc[10 s + 9]
     # the whole run
@@ -871,29 +871,29 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
         zc[10 * su + 9] = m
     trump = rules[R_TRUMP]
     sp = 0
-    fr[0, _F_LEADER] = leader
-    fr[0, _F_T] = t
-    fr[0, _F_N] = n
-    fr[0, _F_ALPHA] = alpha
-    fr[0, _F_BETA] = beta
+    fr[_F_LEADER] = leader
+    fr[_F_T] = t
+    fr[_F_N] = n
+    fr[_F_ALPHA] = alpha
+    fr[_F_BETA] = beta
     wk, wi, bl, bt = np.int64(-1), np.int64(0), np.int64(-1), np.int64(-1)
     for i in range(n):
         c = tricks[4 * t + i]
         wk, wi, bl, bt = add_to_summary(c, i, tricks[4 * t] >> 3, trump, stren, wk, wi, bl, bt)
-    fr[0, _F_WKEY] = wk
-    fr[0, _F_WIDX] = wi
-    fr[0, _F_BLED] = bl
-    fr[0, _F_BTR] = bt
+    fr[_F_WKEY] = wk
+    fr[_F_WIDX] = wi
+    fr[_F_BLED] = bl
+    fr[_F_BTR] = bt
     ret = np.int64(0)
     hp = mask_points(hands[0] | hands[1] | hands[2] | hands[3], pts)  # points in hands
     while True:
         # ---------------------------------------------------------- enter node sp
         stats[S_NODES] += 1
-        ld = fr[sp, _F_LEADER]
-        tn = fr[sp, _F_T]
-        nn = fr[sp, _F_N]
-        al = fr[sp, _F_ALPHA]
-        be = fr[sp, _F_BETA]
+        ld = fr[sp * N_FRAME + _F_LEADER]
+        tn = fr[sp * N_FRAME + _F_T]
+        nn = fr[sp * N_FRAME + _F_N]
+        al = fr[sp * N_FRAME + _F_ALPHA]
+        be = fr[sp * N_FRAME + _F_BETA]
         toff = 4 * tn
         p = (ld + nn) & 3
         left = popcount32(hands[p])
@@ -915,7 +915,7 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
                 done = True
             else:
                 rem = hp + left * rules[R_TRICK_BONUS] + rules[R_LAST_BONUS]
-                fr[sp, _F_REM] = rem
+                fr[sp * N_FRAME + _F_REM] = rem
                 ret = _boundary_cut(hands, ld, rem, al, be, pts, rules, opts)
                 done = ret >= 0
                 if not done and left == 2 and opts & O_ENDGAME:
@@ -957,9 +957,9 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
                     key_a = h0 | (h1 << 32)
                     key_b = h2 | (h3 << 32)
                     tag = stats[S_GEN] * 4 + ld
-                    fr[sp, _F_KA] = key_a
-                    fr[sp, _F_KB] = key_b
-                    fr[sp, _F_TAG] = tag
+                    fr[sp * N_FRAME + _F_KA] = key_a
+                    fr[sp * N_FRAME + _F_KB] = key_b
+                    fr[sp * N_FRAME + _F_TAG] = tag
                     idx = _tt_index(key_a, key_b, ld, stats[S_MASK])
                     for j in range(idx, idx + 2):
                         if tt_tag[j] == tag and tt_a[j] == key_a and tt_b[j] == key_b:
@@ -983,12 +983,12 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
                             if hi < be:
                                 be = hi
         if not done:
-            fr[sp, _F_ALPHA] = al
-            fr[sp, _F_BETA] = be
-            fr[sp, _F_A0] = al
-            fr[sp, _F_B0] = be
-            fr[sp, _F_SLOT] = slot
-            fr[sp, _F_LEFT] = left
+            fr[sp * N_FRAME + _F_ALPHA] = al
+            fr[sp * N_FRAME + _F_BETA] = be
+            fr[sp * N_FRAME + _F_A0] = al
+            fr[sp * N_FRAME + _F_B0] = be
+            fr[sp * N_FRAME + _F_SLOT] = slot
+            fr[sp * N_FRAME + _F_LEFT] = left
         if not done:
             mo = 8 * sp
             led = -1
@@ -999,12 +999,12 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
             legal = hands[p]
             if nn > 0:
                 led = tricks[toff] >> 3
-                widx = fr[sp, _F_WIDX]
+                widx = fr[sp * N_FRAME + _F_WIDX]
                 legal = legal_given(
-                    legal, nn, led, widx, fr[sp, _F_BLED], fr[sp, _F_BTR], trump, above, rules
+                    legal, nn, led, widx, fr[sp * N_FRAME + _F_BLED], fr[sp * N_FRAME + _F_BTR], trump, above, rules
                 )
                 if legal & (legal - 1) != 0:
-                    wkey = fr[sp, _F_WKEY]
+                    wkey = fr[sp * N_FRAME + _F_WKEY]
                     hi_ns, hi_ew = _threats(hands, p, nn, led, trump, stren)
             nm = _gen_moves(
                 hands, p, legal, tricks, toff, nn, led, widx, wkey, hi_ns, hi_ew, pts, stren,
@@ -1014,82 +1014,82 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
                 moves, scores, mo, nm, p, nn, led, widx, wkey, hi_ew if (p & 1) == 0 else hi_ns,
                 tt_move, pts, stren, above, trump, hands, hist, opts, sp,
             )
-            fr[sp, _F_NM] = nm
-            fr[sp, _F_K] = 0
-            fr[sp, _F_SCOUT] = 0
-            fr[sp, _F_BEST] = -1 if (p & 1) == 0 else 1 << 30
-            fr[sp, _F_BESTC] = _NO_CARD
+            fr[sp * N_FRAME + _F_NM] = nm
+            fr[sp * N_FRAME + _F_K] = 0
+            fr[sp * N_FRAME + _F_SCOUT] = 0
+            fr[sp * N_FRAME + _F_BEST] = -1 if (p & 1) == 0 else 1 << 30
+            fr[sp * N_FRAME + _F_BESTC] = _NO_CARD
         # ------------------------------------------- return values / next moves
         while True:
             if done:
                 if sp == 0:
                     return ret
                 sp -= 1
-                ld = fr[sp, _F_LEADER]
-                nn = fr[sp, _F_N]
+                ld = fr[sp * N_FRAME + _F_LEADER]
+                nn = fr[sp * N_FRAME + _F_N]
                 p = (ld + nn) & 3
-                k = fr[sp, _F_K] - 1
+                k = fr[sp * N_FRAME + _F_K] - 1
                 c = moves[8 * sp + k]
                 hands[p] ^= np.int64(1) << c
                 hp += pts[c]
-                v = ret + fr[sp, _F_NS]
+                v = ret + fr[sp * N_FRAME + _F_NS]
                 redo = False
-                if fr[sp, _F_SCOUT] == 1:
+                if fr[sp * N_FRAME + _F_SCOUT] == 1:
                     # a scout that beats the window's bound: search that move again
-                    redo = fr[sp, _F_ALPHA] < v < fr[sp, _F_BETA]
+                    redo = fr[sp * N_FRAME + _F_ALPHA] < v < fr[sp * N_FRAME + _F_BETA]
                 if redo:
-                    fr[sp, _F_SCOUT] = 2
-                    fr[sp, _F_K] = k
-                    fr[sp, _F_RSV] = v
+                    fr[sp * N_FRAME + _F_SCOUT] = 2
+                    fr[sp * N_FRAME + _F_K] = k
+                    fr[sp * N_FRAME + _F_RSV] = v
                 elif (p & 1) == 0:
-                    if v > fr[sp, _F_BEST]:
-                        fr[sp, _F_BEST] = v
-                        fr[sp, _F_BESTC] = c
-                        if v > fr[sp, _F_ALPHA]:
-                            fr[sp, _F_ALPHA] = v
+                    if v > fr[sp * N_FRAME + _F_BEST]:
+                        fr[sp * N_FRAME + _F_BEST] = v
+                        fr[sp * N_FRAME + _F_BESTC] = c
+                        if v > fr[sp * N_FRAME + _F_ALPHA]:
+                            fr[sp * N_FRAME + _F_ALPHA] = v
                 else:
-                    if v < fr[sp, _F_BEST]:
-                        fr[sp, _F_BEST] = v
-                        fr[sp, _F_BESTC] = c
-                        if v < fr[sp, _F_BETA]:
-                            fr[sp, _F_BETA] = v
-                if not redo and fr[sp, _F_ALPHA] >= fr[sp, _F_BETA]:
-                    _note_cutoff(hist, opts, p, c, sp, fr[sp, _F_LEFT])
+                    if v < fr[sp * N_FRAME + _F_BEST]:
+                        fr[sp * N_FRAME + _F_BEST] = v
+                        fr[sp * N_FRAME + _F_BESTC] = c
+                        if v < fr[sp * N_FRAME + _F_BETA]:
+                            fr[sp * N_FRAME + _F_BETA] = v
+                if not redo and fr[sp * N_FRAME + _F_ALPHA] >= fr[sp * N_FRAME + _F_BETA]:
+                    _note_cutoff(hist, opts, p, c, sp, fr[sp * N_FRAME + _F_LEFT])
                 done = False
-            ld = fr[sp, _F_LEADER]
-            tn = fr[sp, _F_T]
-            nn = fr[sp, _F_N]
-            k = fr[sp, _F_K]
-            al = fr[sp, _F_ALPHA]
-            be = fr[sp, _F_BETA]
-            if k < fr[sp, _F_NM] and al < be:
+            ld = fr[sp * N_FRAME + _F_LEADER]
+            tn = fr[sp * N_FRAME + _F_T]
+            nn = fr[sp * N_FRAME + _F_N]
+            k = fr[sp * N_FRAME + _F_K]
+            al = fr[sp * N_FRAME + _F_ALPHA]
+            be = fr[sp * N_FRAME + _F_BETA]
+            if k < fr[sp * N_FRAME + _F_NM] and al < be:
                 # play the next move and descend
                 p = (ld + nn) & 3
                 c = moves[8 * sp + k]
-                fr[sp, _F_K] = k + 1
+                fr[sp * N_FRAME + _F_K] = k + 1
                 hands[p] ^= np.int64(1) << c
                 hp -= pts[c]
                 toff = 4 * tn
                 tricks[toff + nn] = c
                 q = sp + 1
-                if fr[sp, _F_SCOUT] == 2:
+                if fr[sp * N_FRAME + _F_SCOUT] == 2:
                     # re-search after a scout failed high (N-S) / low (E-W): the scout's
                     # result is a bound on this move's value, so the window starts there
-                    fr[sp, _F_SCOUT] = 0
+                    fr[sp * N_FRAME + _F_SCOUT] = 0
                     if (p & 1) == 0:
-                        al = fr[sp, _F_RSV] - 1
+                        al = fr[sp * N_FRAME + _F_RSV] - 1
                     else:
-                        be = fr[sp, _F_RSV] + 1
+                        be = fr[sp * N_FRAME + _F_RSV] + 1
                 elif k > 0 and be - al > 1 and opts & O_PVS:
-                    fr[sp, _F_SCOUT] = 1  # later moves: prove them no better first
+                    fr[sp * N_FRAME + _F_SCOUT] = 1  # later moves: prove them no better first
                     if (p & 1) == 0:
                         be = al + 1
                     else:
                         al = be - 1
                 else:
-                    fr[sp, _F_SCOUT] = 0
-                wk = fr[sp, _F_WKEY]
-                wi = fr[sp, _F_WIDX]
+                    fr[sp * N_FRAME + _F_SCOUT] = 0
+                wk = fr[sp * N_FRAME + _F_WKEY]
+                wi = fr[sp * N_FRAME + _F_WIDX]
                 if nn == 0:
                     wk = np.int64(-1)
                     wi = np.int64(0)
@@ -1105,35 +1105,35 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
                         ns += rules[R_TRICK_BONUS]
                         if hands[p] == 0:
                             ns += rules[R_LAST_BONUS]
-                    fr[sp, _F_NS] = ns
-                    fr[q, _F_LEADER] = w
-                    fr[q, _F_T] = tn + 1
-                    fr[q, _F_N] = 0
-                    fr[q, _F_ALPHA] = al - ns
-                    fr[q, _F_BETA] = be - ns
+                    fr[sp * N_FRAME + _F_NS] = ns
+                    fr[q * N_FRAME + _F_LEADER] = w
+                    fr[q * N_FRAME + _F_T] = tn + 1
+                    fr[q * N_FRAME + _F_N] = 0
+                    fr[q * N_FRAME + _F_ALPHA] = al - ns
+                    fr[q * N_FRAME + _F_BETA] = be - ns
                 else:
-                    fr[sp, _F_NS] = 0
-                    bl = fr[sp, _F_BLED]
-                    bt = fr[sp, _F_BTR]
+                    fr[sp * N_FRAME + _F_NS] = 0
+                    bl = fr[sp * N_FRAME + _F_BLED]
+                    bt = fr[sp * N_FRAME + _F_BTR]
                     if nn == 0:
                         bl = np.int64(-1)
                         bt = np.int64(-1)
                     wk, wi, bl, bt = add_to_summary(
                         c, nn, tricks[toff] >> 3, trump, stren, wk, wi, bl, bt
                     )
-                    fr[q, _F_WKEY] = wk
-                    fr[q, _F_WIDX] = wi
-                    fr[q, _F_BLED] = bl
-                    fr[q, _F_BTR] = bt
-                    fr[q, _F_LEADER] = ld
-                    fr[q, _F_T] = tn
-                    fr[q, _F_N] = nn + 1
-                    fr[q, _F_ALPHA] = al
-                    fr[q, _F_BETA] = be
+                    fr[q * N_FRAME + _F_WKEY] = wk
+                    fr[q * N_FRAME + _F_WIDX] = wi
+                    fr[q * N_FRAME + _F_BLED] = bl
+                    fr[q * N_FRAME + _F_BTR] = bt
+                    fr[q * N_FRAME + _F_LEADER] = ld
+                    fr[q * N_FRAME + _F_T] = tn
+                    fr[q * N_FRAME + _F_N] = nn + 1
+                    fr[q * N_FRAME + _F_ALPHA] = al
+                    fr[q * N_FRAME + _F_BETA] = be
                 sp = q
                 break
             # all moves tried (or cut off): finish node sp
-            best = fr[sp, _F_BEST]
+            best = fr[sp * N_FRAME + _F_BEST]
             if nn == 0 and opts & O_TT:
                 _tt_store(fr, sp, best, ld, tt_a, tt_b, tt_tag, tt_lo, tt_hi, tt_mv, stats)
             ret = best
@@ -1143,15 +1143,15 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
 @nb.njit(cache=True, _nrt=False, inline="always")
 def _tt_store(fr, sp, best, ld, tt_a, tt_b, tt_tag, tt_lo, tt_hi, tt_mv, stats):
     """Tighten (or create) the table entry of the trick-boundary node ``sp``."""
-    slot = fr[sp, _F_SLOT]
-    key_a = fr[sp, _F_KA]
-    key_b = fr[sp, _F_KB]
+    slot = fr[sp * N_FRAME + _F_SLOT]
+    key_a = fr[sp * N_FRAME + _F_KA]
+    key_b = fr[sp * N_FRAME + _F_KB]
     if slot >= 0:
         lo = np.int64(tt_lo[slot])
         hi = np.int64(tt_hi[slot])
     else:
         lo = np.int64(0)
-        hi = fr[sp, _F_REM]
+        hi = fr[sp * N_FRAME + _F_REM]
         idx = _tt_index(key_a, key_b, ld, stats[S_MASK])
         # Prefer a stale slot, else the one with fewer cards (cheaper to redo).
         slot = idx
@@ -1161,10 +1161,10 @@ def _tt_store(fr, sp, best, ld, tt_a, tt_b, tt_tag, tt_lo, tt_hi, tt_mv, stats):
             slot = idx + 1
         elif popcount32(tt_a[idx + 1] & 0xFFFFFFFF) < popcount32(tt_a[idx] & 0xFFFFFFFF):
             slot = idx + 1
-    if best <= fr[sp, _F_A0]:
+    if best <= fr[sp * N_FRAME + _F_A0]:
         if best < hi:
             hi = best
-    elif best >= fr[sp, _F_B0]:
+    elif best >= fr[sp * N_FRAME + _F_B0]:
         if best > lo:
             lo = best
     else:
@@ -1172,10 +1172,10 @@ def _tt_store(fr, sp, best, ld, tt_a, tt_b, tt_tag, tt_lo, tt_hi, tt_mv, stats):
         hi = best
     tt_a[slot] = key_a
     tt_b[slot] = key_b
-    tt_tag[slot] = fr[sp, _F_TAG]
+    tt_tag[slot] = fr[sp * N_FRAME + _F_TAG]
     tt_lo[slot] = lo
     tt_hi[slot] = hi
-    tt_mv[slot] = fr[sp, _F_BESTC]
+    tt_mv[slot] = fr[sp * N_FRAME + _F_BESTC]
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
