@@ -63,7 +63,8 @@ Enhancements, each switchable through ``opts`` so that tests compare "all off" w
 * ``O_LEADTOP``: leads ordered as "cash a master card that cannot be trumped this round
   (no opponent is void in its suit with trumps; plain suits before trumps, richest
   first), else lead the cheapest card": a low lead to partner's master or to partner's
-  ruff (void, with trumps) first, longer suits first.
+  ruff (void, with trumps) first, longer suits first (but a singleton first, for a ruff to
+  come, when the leader holds trumps).
 
 The search kernels are compiled with ``_nrt=False``: they never allocate, and without the
 runtime every array handed to a helper costs nothing, where reference counting spent
@@ -698,7 +699,15 @@ def _order_moves(
                     s = (2 << 32) + (pts[c] << 24) - ((1 << 31) if su == trump else 0)
                 else:
                     s = (1 << 32) - (pts[c] << 24) - (stren[c] << 20)
-                    s += popcount32((hands[p] >> (8 * su)) & 0xFF) << 27  # long suits first
+                    ln = popcount32((hands[p] >> (8 * su)) & 0xFF)
+                    if (
+                        ln == 1
+                        and trump >= 0
+                        and su != trump
+                        and (hands[p] >> (8 * trump)) & 0xFF != 0
+                    ):
+                        ln = 8  # a singleton beside trumps: a ruff to come
+                    s += ln << 27  # long suits first
                     if trump < 0:
                         s += popcount32((partner >> (8 * su)) & 0xFF) << 27
                     # a low lead to partner's master, or to partner's ruff, first
