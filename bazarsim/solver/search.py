@@ -1009,9 +1009,9 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
             if nn > 0:
                 led = tricks[toff] >> 3
                 widx = fr[sp * N_FRAME + _F_WIDX]
-                legal = legal_given(
-                    legal, nn, led, widx, fr[sp * N_FRAME + _F_BLED], fr[sp * N_FRAME + _F_BTR], trump, above, rules
-                )
+                bl = fr[sp * N_FRAME + _F_BLED]
+                bt = fr[sp * N_FRAME + _F_BTR]
+                legal = legal_given(legal, nn, led, widx, bl, bt, trump, above, rules)
                 if legal & (legal - 1) != 0:
                     wkey = fr[sp * N_FRAME + _F_WKEY]
                     hi_ns, hi_ew = _threats(hands, p, nn, led, trump, stren)
