@@ -939,30 +939,32 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
                     # (7-8-9, or every card when counting tricks) moved down onto its
                     # weakest cards, in order, keeping their owners: an equivalent position.
                     for su in range(4):
-                        lz = (h0 | h1 | h2 | h3) & zc[10 * su + 9]
+                        zr = zc[10 * su + 9]
+                        lz = (h0 | h1 | h2 | h3) & zr
                         if lz == zc[10 * su + popcount32(lz)]:
                             continue
-                        j = 0
-                        for i in range(7, -1, -1):
-                            c = order[su, i]  # weakest first
-                            bit = np.int64(1) << c
-                            if zc[10 * su + 9] & bit == 0:
-                                break
-                            if lz & bit == 0:
-                                continue
-                            d = order[su, 7 - j]
-                            j += 1
-                            if d == c:
-                                continue
-                            dbit = np.int64(1) << d
-                            if h0 & bit:
-                                h0 = (h0 ^ bit) | dbit
-                            elif h1 & bit:
-                                h1 = (h1 ^ bit) | dbit
-                            elif h2 & bit:
-                                h2 = (h2 ^ bit) | dbit
+                        # in the search layout the run is the suit's lowest bits: deal its
+                        # live cards again from the suit's weakest card up, in order
+                        n0 = h0 & zr
+                        n1 = h1 & zr
+                        n2 = h2 & zr
+                        h0 ^= n0
+                        h1 ^= n1
+                        h2 ^= n2
+                        h3 &= ~zr
+                        dbit = np.int64(1) << (8 * su)
+                        while lz != 0:
+                            b = lz & -lz
+                            lz ^= b
+                            if n0 & b:
+                                h0 |= dbit
+                            elif n1 & b:
+                                h1 |= dbit
+                            elif n2 & b:
+                                h2 |= dbit
                             else:
-                                h3 = (h3 ^ bit) | dbit
+                                h3 |= dbit
+                            dbit <<= 1
                     key_a = h0 | (h1 << 32)
                     key_b = h2 | (h3 << 32)
                     tag = stats[S_GEN] * 4 + ld
