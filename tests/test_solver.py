@@ -296,6 +296,30 @@ def test_batch_counterclockwise_matches_single(solver):
             assert out[f"{KIND_NAMES[kind]}_ns"][d] == ref
 
 
+def test_batch_same_whatever_threads_and_chunks():
+    """Every (deal, contract) is solved once from the shared work queue, and neither the
+    thread that takes it nor what its reused table held before changes a value or a node
+    count."""
+    import numba
+
+    rng = np.random.default_rng(54)
+    deals = np.stack([random_position(rng, 4) for _ in range(10)])
+    old = numba.get_num_threads()
+    outs = []
+    try:
+        most = numba.config.NUMBA_NUM_THREADS
+        for threads, chunk in ((1, 1), (min(2, most), 1), (min(2, most), 7), (most, 60)):
+            numba.set_num_threads(threads)
+            outs.append(dd_tables(deals, dealer=1, ruleset="bazar", chunk=chunk))
+    finally:
+        numba.set_num_threads(old)
+    for out in outs[1:]:
+        assert out.keys() == outs[0].keys()
+        for col in out:
+            assert np.array_equal(out[col], outs[0][col]), col
+    assert (outs[0]["nodes"] > 0).all()
+
+
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32 - 1), tricks=st.integers(1, 4), kind=st.integers(0, 5),
        leader=st.integers(0, 3))
