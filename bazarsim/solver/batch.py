@@ -75,11 +75,11 @@ def dd_tables_kernel(
 
     Work items are (deal, contract) pairs, ``chunk`` of them per task, so that even a
     handful of deals keeps every thread busy (one heavy deal no longer holds a chunk of
-    four). One worker per thread (``threads`` of them, the ``prange``) makes one search context and takes
-    chunk after chunk from a shared counter until none is left. Values and node counts
-    never depend on what a table held before (entries of older generations are
-    invisible and count as free slots), so results are the same whatever thread solves
-    what.
+    four). One worker per thread (``threads`` of them, the ``prange``) makes one search
+    context and takes chunk after chunk from a shared counter until none is left. Values
+    and node counts never depend on what a table held before (entries of older
+    generations are invisible and count as free slots), so results are the same whatever
+    thread solves what.
     """
     n = deals.shape[0]
     k = pts.shape[0]
