@@ -1,4 +1,4 @@
-"""Parallel DD tables: many deals, every contract kind, one table per worker chunk.
+"""Parallel DD tables: many deals, every contract kind, one search context per thread.
 
 The (deal, contract) pairs are split into chunks (one pair each by default). One worker
 per thread takes chunk after chunk from a shared atomic counter (dynamic scheduling,
@@ -92,7 +92,6 @@ def dd_tables_kernel(
     next_chunk = np.zeros(1, np.int64)
     for _w in nb.prange(n_workers):
         ctx = _new_context(tt_bits, opts)
-        stats = ctx[6]
         cards = np.zeros(4, np.int64)
         hands = np.zeros(4, np.int64)
         while True:
@@ -102,8 +101,8 @@ def dd_tables_kernel(
             for item in range(ci * chunk, min(n_items, (ci + 1) * chunk)):
                 _solve_item(
                     item, k, deals, leaders, pts, stren, order, above, rules, cpts, cstren,
-                    corder, cabove, crules, with_capot, method, ctx, stats, cards, hands, ns,
-                    capot, nodes,
+                    corder, cabove, crules, with_capot, method, ctx, cards, hands, ns, capot,
+                    nodes,
                 )
     return ns, capot, nodes
 
@@ -111,9 +110,10 @@ def dd_tables_kernel(
 @nb.njit(cache=True, inline="always")
 def _solve_item(
     item, k, deals, leaders, pts, stren, order, above, rules, cpts, cstren, corder, cabove,
-    crules, with_capot, method, ctx, stats, cards, hands, ns, capot, nodes,
+    crules, with_capot, method, ctx, cards, hands, ns, capot, nodes,
 ):
     """Solve work item ``item`` (deal ``item // k``, contract ``item % k``) into the outputs."""
+    stats = ctx[6]
     d = item // k
     j = item % k
     for i in range(4):

@@ -121,32 +121,11 @@ def trick_winner(trick, n, trump, stren):
 @nb.njit(cache=True)
 def legal_cards(hand, trick, n, stren, above, rules):
     """Mask of the cards of ``hand`` that may be played as card ``n`` of the trick."""
-    return legal_at(hand, trick, 0, n, stren, above, rules)
-
-
-@nb.njit(cache=True, _nrt=False, inline="always")
-def legal_at(hand, tr, off, n, stren, above, rules):
-    """:func:`legal_cards` for the trick ``tr[off : off + n]``.
-
-    Summarises the trick for :func:`legal_given`, scanning it only for what the hand's
-    case needs (the winner only for a void hand with trumps).
-    """
     if n == 0:
         return hand
     trump = rules[R_TRUMP]
-    led = tr[off] >> 3
-    best_led = -1
-    best_tr = -1
-    for i in range(n):
-        c = tr[off + i]
-        if (c >> 3) == led and stren[c] > best_led:
-            best_led = stren[c]
-        if (c >> 3) == trump and stren[c] > best_tr:
-            best_tr = stren[c]
-    w = 0
-    if (hand >> (8 * led)) & 0xFF == 0 and trump >= 0 and (hand >> (8 * trump)) & 0xFF != 0:
-        w = trick_winner_at(tr, off, n, trump, stren)
-    return legal_given(hand, n, led, w, best_led, best_tr, trump, above, rules)
+    _wkey, widx, best_led, best_tr = trick_summary(trick, 0, n, trump, stren)
+    return legal_given(hand, n, trick[0] >> 3, widx, best_led, best_tr, trump, above, rules)
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
@@ -174,8 +153,8 @@ def legal_given(hand, n, led, widx, best_led, best_tr, trump, above, rules):
     the ``led`` suit, the index ``widx`` of the card holding the trick (read only when
     a void hand holds trumps), and the strongest strength of the led suit
     (``best_led``) and of trumps (``best_tr``, -1: none) among its cards.
-    :func:`legal_at` makes it from a trick array; a search that plays a trick card by
-    card (the two-trick endgame) keeps it up to date as it goes.
+    :func:`trick_summary` makes it from a trick array; a search that plays a trick card by
+    card keeps it up to date as it goes (:func:`add_to_summary`).
     """
     follow = hand & (np.int64(0xFF) << (8 * led))
     if follow != 0:
@@ -211,4 +190,15 @@ def add_to_summary(c, i, led, trump, stren, wkey, widx, best_led, best_tr):
         best_led = stren[c]
     if (c >> 3) == trump and stren[c] > best_tr:
         best_tr = stren[c]
+    return wkey, widx, best_led, best_tr
+
+
+@nb.njit(cache=True, _nrt=False, inline="always")
+def trick_summary(tr, off, n, trump, stren):
+    """The summary (:func:`legal_given`) of the trick ``tr[off : off + n]``, ``n`` >= 0."""
+    wkey, widx, best_led, best_tr = np.int64(-1), np.int64(0), np.int64(-1), np.int64(-1)
+    for i in range(n):
+        wkey, widx, best_led, best_tr = add_to_summary(
+            tr[off + i], i, tr[off] >> 3, trump, stren, wkey, widx, best_led, best_tr
+        )
     return wkey, widx, best_led, best_tr

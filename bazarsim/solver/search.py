@@ -92,6 +92,7 @@ from .play import (
     add_to_summary,
     card_key,
     legal_given,
+    trick_summary,
     trick_winner_at,
 )
 
@@ -885,10 +886,7 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
     fr[_F_N] = n
     fr[_F_ALPHA] = alpha
     fr[_F_BETA] = beta
-    wk, wi, bl, bt = np.int64(-1), np.int64(0), np.int64(-1), np.int64(-1)
-    for i in range(n):
-        c = tricks[4 * t + i]
-        wk, wi, bl, bt = add_to_summary(c, i, tricks[4 * t] >> 3, trump, stren, wk, wi, bl, bt)
+    wk, wi, bl, bt = trick_summary(tricks, 4 * t, n, trump, stren)
     fr[_F_WKEY] = wk
     fr[_F_WIDX] = wi
     fr[_F_BLED] = bl
