@@ -895,9 +895,10 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
     fr[_F_BTR] = bt
     ret = np.int64(0)
     hp = mask_points(hands[0] | hands[1] | hands[2] | hands[3], pts)  # points in hands
+    nodes = 0
     while True:
         # ---------------------------------------------------------- enter node sp
-        stats[S_NODES] += 1
+        nodes += 1
         ld = fr[sp * N_FRAME + _F_LEADER]
         tn = fr[sp * N_FRAME + _F_T]
         nn = fr[sp * N_FRAME + _F_N]
@@ -1037,6 +1038,7 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
         while True:
             if done:
                 if sp == 0:
+                    stats[S_NODES] += nodes
                     return ret
                 sp -= 1
                 ld = fr[sp * N_FRAME + _F_LEADER]
