@@ -1,0 +1,101 @@
+"""Interleaved A/B of the solver: a git revision against the working tree, in one process.
+
+``python -m benchmarks.ab_solver [--base REV] [--rounds N] [--seeds S ...] [--deals N]``
+
+Both versions of the package are copied under other names (``bz_base``, ``bz_work``) and
+imported side by side; each round solves the same random full deals (6 contracts each,
+East leads) with one and then the other, alternating which goes first, and keeps the best
+time per seed. On a shared, noisy machine the ratio of two versions measured this way is
+far steadier than two separate ``make bench`` runs. Values must agree (exit status 1 if
+not); nodes per solve are exact and show what a change does to the search itself.
+The first round also compiles both copies (about a minute each, not timed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from io import BytesIO
+from pathlib import Path
+
+import numba
+
+from .bench_solver import deals
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _copy_revision(rev: str, dest: Path) -> None:
+    """The ``bazarsim`` package as committed at ``rev``, extracted to ``dest``."""
+    data = subprocess.run(
+        ["git", "archive", rev, "bazarsim"], cwd=ROOT, check=True, capture_output=True
+    ).stdout
+    with tempfile.TemporaryDirectory() as tmp, tarfile.open(fileobj=BytesIO(data)) as tar:
+        tar.extractall(tmp, filter="data")
+        shutil.copytree(Path(tmp) / "bazarsim", dest)
+
+
+def _run_set(solver, ds) -> tuple[float, int, int]:
+    """Time, total nodes and a checksum of the values of every contract of ``ds``."""
+    nodes = 0
+    check = 0
+    t0 = time.perf_counter()
+    for d in ds:
+        for kind in range(6):
+            sol = solver.solve(d, kind, 1)
+            nodes += sol.nodes
+            check = (check * 1_000_003 + sol.ns_points * 7 + kind) % (1 << 61)
+    return time.perf_counter() - t0, nodes, check
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--base", default="HEAD", help="git revision to compare against")
+    ap.add_argument("--rounds", type=int, default=3, help="timed rounds (best kept)")
+    ap.add_argument("--seeds", type=int, nargs="+", default=[7, 11, 3],
+                    help="one deal set per seed")
+    ap.add_argument("--deals", type=int, default=16, help="deals per set")
+    args = ap.parse_args(argv)
+    numba.set_num_threads(1)
+    with tempfile.TemporaryDirectory() as tmp:
+        run = Path(tmp)
+        _copy_revision(args.base, run / "bz_base")
+        shutil.copytree(ROOT / "bazarsim", run / "bz_work",
+                        ignore=shutil.ignore_patterns("__pycache__"))
+        sys.path.insert(0, str(run))
+        solvers = [importlib.import_module(f"{n}.solver").Solver() for n in ("bz_base", "bz_work")]
+        sets = {s: deals(args.deals, seed=s) for s in args.seeds}
+        for sv in solvers:  # compile, untimed
+            sv.solve(sets[args.seeds[0]][0], 0, 1)
+        best = {}
+        result = {}
+        for r in range(args.rounds):
+            for s in args.seeds:
+                for i in ((0, 1) if r % 2 == 0 else (1, 0)):
+                    t, nodes, check = _run_set(solvers[i], sets[s])
+                    best[i, s] = min(best.get((i, s), t), t)
+                    result[i, s] = (nodes, check)
+        sys.path.remove(str(run))
+    n = 6 * args.deals
+    same = True
+    print(f"base {args.base} vs working tree, {n} solves a seed, best of {args.rounds} rounds")
+    print(f"{'seed':>6} {'base nodes':>11} {'work nodes':>11} {'nodes':>8} "
+          f"{'base ms':>8} {'work ms':>8} {'time':>8}  values")
+    for s in args.seeds:
+        (nb_, cb), (nw, cw) = result[0, s], result[1, s]
+        tb, tw = best[0, s] / n * 1e3, best[1, s] / n * 1e3
+        ok = cb == cw
+        same &= ok
+        print(f"{s:>6} {nb_ // n:>11} {nw // n:>11} {nw / nb_ - 1:>+8.1%} "
+              f"{tb:>8.3f} {tw:>8.3f} {tw / tb - 1:>+8.1%}  {'same' if ok else 'DIFFER'}")
+    return 0 if same else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
