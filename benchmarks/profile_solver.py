@@ -1,0 +1,164 @@
+"""Where the search spends its time, per source line: ``perf`` samples of the JIT kernel.
+
+``python -m benchmarks.profile_solver [--seeds S ...] [--reps N] [--top N]``
+
+Needs ``perf`` and ``objdump`` (binutils); no hardware counters (``cpu-clock`` will do).
+The solver is compiled afresh with ``NUMBA_DEBUGINFO=1`` in a throw-away cache so that
+its object code (with DWARF line tables) can be taken from the process; ``perf record``
+samples a run of exact solves; each sampled address inside ``alphabeta`` is mapped to
+its source line through ``objdump -d -l``. Numba names inlined callees' lines after the
+caller's file, so a line number is shown with the function it falls in in each solver
+module (``search.py`` and ``play.py``). Compilation takes a minute or two, not counted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import collections
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+SOLVER = Path(__file__).resolve().parent.parent / "bazarsim" / "solver"
+KERNEL = "alphabeta"
+
+
+def _child(out: Path, seeds: list[int], reps: int) -> None:
+    """Compile, dump the kernel's object code and addresses, then run the solves."""
+    from bazarsim.solver import Solver
+    from bazarsim.solver.search import exact_value
+
+    from .bench_solver import deals
+
+    solver = Solver()
+    sets = [deals(16, seed=s) for s in seeds]
+    solver.solve(sets[0][0], 0, 1)  # compiles exact_value and everything it calls
+    lib = exact_value.overloads[exact_value.signatures[0]].library
+    obj = out / "kernel.o"
+    obj.write_bytes(lib.serialize_using_object_code()[2][0])
+    names = subprocess.run(["nm", "-S", str(obj)], check=True, capture_output=True,
+                           text=True).stdout
+    addrs = {}
+    for line in names.splitlines():
+        parts = line.split()
+        if len(parts) == 4 and parts[2] in "TtWw" and KERNEL in parts[3]:
+            addrs[parts[3]] = [int(parts[0], 16), int(parts[1], 16),
+                               lib.get_pointer_to_function(parts[3])]
+    (out / "symbols.json").write_text(json.dumps(addrs))
+    for _ in range(reps):
+        for ds in sets:
+            for d in ds:
+                for kind in range(6):
+                    solver.solve(d, kind, 1)
+
+
+def _functions(path: Path) -> list[tuple[int, int, str]]:
+    tree = ast.parse(path.read_text())
+    return [(n.lineno, n.end_lineno, n.name) for n in tree.body if isinstance(n, ast.FunctionDef)]
+
+
+def _line_table(obj: Path) -> dict[int, int]:
+    """Object-file address of each instruction -> source line (0: unknown)."""
+    dis = subprocess.run(["objdump", "-d", "-l", "--no-show-raw-insn", str(obj)], check=True,
+                         capture_output=True, text=True).stdout
+    table, line = {}, 0
+    for text in dis.splitlines():
+        m = re.match(r"^/\S+\.py:(\d+)", text)
+        if m:
+            line = int(m.group(1))
+            continue
+        m = re.match(r"^\s+([0-9a-f]+):\s", text)
+        if m:
+            table[int(m.group(1), 16)] = line
+    return table
+
+
+def _report(out: Path, top: int) -> None:
+    symbols = json.loads((out / "symbols.json").read_text())
+    ips = subprocess.run(["perf", "script", "-i", str(out / "perf.data"), "-F", "ip"],
+                         check=True, capture_output=True, text=True).stdout.split()
+    table = _line_table(out / "kernel.o")
+    starts = sorted(table)
+    lines: collections.Counter[int] = collections.Counter()
+    inside = 0
+    for ip in (int(x, 16) for x in ips):
+        for value, size, address in symbols.values():
+            if address <= ip < address + size:
+                off = value + ip - address
+                i = max(0, _bisect(starts, off))
+                lines[table[starts[i]]] += 1
+                inside += 1
+                break
+    if inside == 0:
+        sys.exit("no samples fell inside the kernel (is perf allowed to sample this process?)")
+    mods = {name: (_functions(SOLVER / name), (SOLVER / name).read_text().splitlines())
+            for name in ("search.py", "play.py")}
+    print(f"{len(ips)} samples, {inside} in {KERNEL} ({inside / len(ips):.0%})\n")
+    by_fn: collections.Counter[str] = collections.Counter()
+    for line, n in lines.items():
+        by_fn[_where(line, mods)] += n
+    print("share  function (search.py | play.py, where the line number falls)")
+    for name, n in by_fn.most_common(25):
+        print(f"{n / inside:6.1%}  {name}")
+    print("\nshare   line  function: source")
+    for line, n in lines.most_common(top):
+        where = _where(line, mods)
+        name = where.split(":")[0] if ":" in where else "search.py"
+        src = mods[name][1]
+        text = src[line - 1].strip() if 0 < line <= len(src) else ""
+        print(f"{n / inside:6.1%} {line:5d}  {where}: {text[:70]}")
+
+
+def _bisect(starts: list[int], off: int) -> int:
+    lo, hi = 0, len(starts)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if starts[mid] <= off:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo - 1
+
+
+def _where(line: int, mods: dict) -> str:
+    found = []
+    for name, (fns, _src) in mods.items():
+        for a, b, fn in fns:
+            if a <= line <= b:
+                found.append(f"{name}:{fn}")
+    return " | ".join(found) or f"line {line}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--seeds", type=int, nargs="+", default=[7], help="16 deals per seed")
+    ap.add_argument("--reps", type=int, default=20, help="times each deal set is solved")
+    ap.add_argument("--top", type=int, default=40, help="source lines to list")
+    ap.add_argument("--child", help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.child:
+        _child(Path(args.child), args.seeds, args.reps)
+        return 0
+    for tool in ("perf", "objdump", "nm"):
+        if shutil.which(tool) is None:
+            sys.exit(f"{tool} not found: install perf and binutils")
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp)
+        env = dict(os.environ, NUMBA_DEBUGINFO="1", NUMBA_CACHE_DIR=str(out / "cache"),
+                   NUMBA_NUM_THREADS="1")
+        cmd = ["perf", "record", "-q", "-o", str(out / "perf.data"), "--", sys.executable, "-m",
+               "benchmarks.profile_solver", "--child", str(out), "--reps", str(args.reps),
+               "--seeds", *map(str, args.seeds)]
+        subprocess.run(cmd, check=True, env=env, cwd=SOLVER.parent.parent)
+        _report(out, args.top)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
