@@ -20,7 +20,7 @@ from ..cards import validate_hands
 from ..contracts import KIND_NAMES
 from ..rulesets import Ruleset, get_ruleset
 from ..tables import rule_tables
-from .play import N_RULES, R_LAST_BONUS, R_TRICK_BONUS, play_tables
+from .play import N_RULES, play_tables
 from .search import (
     DEFAULT_TT_BITS,
     M_AUTO,
@@ -28,8 +28,9 @@ from .search import (
     S_NODES,
     _new_context,
     exact_value,
-    mask_points,
     new_search,
+    points_left,
+    popcount32,
     reaches,
 )
 
@@ -126,15 +127,10 @@ def _solve_item(
         ctx, method, -1,
     )
     if with_capot:
-        tricks = 0
-        m = hands[0]
-        while m != 0:
-            tricks += 1
-            m &= m - 1
+        tricks = popcount32(hands[0])
         # Taking every trick takes every point: a side can only have a capot
         # when the exact value gives it everything, so most probes are skipped.
-        total = rules[j, R_LAST_BONUS] + tricks * rules[j, R_TRICK_BONUS]
-        total += mask_points(hands[0] | hands[1] | hands[2] | hands[3], pts[j])
+        total = points_left(hands, lead, 0, pts[j], rules[j], ctx)
         new_search(ctx)
         if ns[d, j] == total:
             capot[d, j, 0] = reaches(
