@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import bisect
 import collections
 import json
 import os
@@ -91,7 +92,7 @@ def _report(out: Path, top: int) -> None:
         for value, size, address in symbols.values():
             if address <= ip < address + size:
                 off = value + ip - address
-                i = max(0, _bisect(starts, off))
+                i = max(0, bisect.bisect_right(starts, off) - 1)
                 lines[table[starts[i]]] += 1
                 inside += 1
                 break
@@ -113,17 +114,6 @@ def _report(out: Path, top: int) -> None:
         src = mods[name][1]
         text = src[line - 1].strip() if 0 < line <= len(src) else ""
         print(f"{n / inside:6.1%} {line:5d}  {where}: {text[:70]}")
-
-
-def _bisect(starts: list[int], off: int) -> int:
-    lo, hi = 0, len(starts)
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if starts[mid] <= off:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo - 1
 
 
 def _where(line: int, mods: dict) -> str:
