@@ -242,19 +242,88 @@ def test_mid_size_all_optimisations_off_vs_on():
 @pytest.mark.parametrize(
     "opt",
     ["tt", "bounds", "equiv", "order", "history", "leadtop", "killer", "endgame", "sure", "quick",
-     "dominance", "pvs"],
+     "dominance", "pvs", "rootlook"],
 )
 def test_each_optimisation_alone_agrees(opt):
     from bazarsim.solver import OPTION_NAMES
+    from bazarsim.solver.search import O_ORDER, O_TT
 
+    opts = OPTION_NAMES[opt]
+    if opt == "rootlook":
+        opts |= O_TT | O_ORDER  # its lead reaches the root as the table move
     # PVS acts only in open windows: give it the full-window driver
-    one = Solver(opts=OPTION_NAMES[opt], method="full" if opt == "pvs" else "bisect")
+    one = Solver(opts=opts, method="full" if opt == "pvs" else "bisect")
     ref = Solver(opts=0, method="full")
     rng = np.random.default_rng(41)
     for i in range(10):
         hands = random_position(rng, 5)
         kind = i % 6
         assert one.solve(hands, kind, 1).ns_points == ref.solve(hands, kind, 1).ns_points
+
+
+def one_trick_lookahead(hs, leader, trick, lp, ls, la, rules) -> int:
+    """Plain minimax to the end of the current trick, the root look-ahead's guess
+    (``search._estimate``) after it: the reference for ``O_ROOTLOOK`` (search layout)."""
+    from bazarsim.solver.play import R_LAST_BONUS, R_TRICK_BONUS
+    from bazarsim.solver.search import _estimate
+
+    tb, lb = int(rules[R_TRICK_BONUS]), int(rules[R_LAST_BONUS])
+    seat = (leader + len(trick)) % 4
+    if len(trick) == 4:
+        w = (leader + int(trick_winner(np.array(trick, np.int64), 4, rules[0], ls))) % 4
+        won = int(sum(lp[c] for c in trick)) + tb
+        left = int(hs[w]).bit_count()
+        rest = 0
+        if left == 0:
+            won += lb
+        else:
+            live = hs[0] | hs[1] | hs[2] | hs[3]
+            rem = int(sum(lp[c] for c in range(32) if live >> c & 1)) + left * tb + lb
+            rest = int(_estimate(hs[w], hs[(w + 1) % 4], hs[(w + 2) % 4], hs[(w + 3) % 4], w,
+                                 rem, lp, rules))
+        return rest + (won if w % 2 == 0 else 0)
+    arr = np.zeros(4, np.int64)
+    arr[: len(trick)] = trick
+    legal = int(legal_cards(np.int64(hs[seat]), arr, len(trick), ls, la, rules))
+    vals = []
+    for c in range(32):
+        if legal >> c & 1:
+            nxt = list(hs)
+            nxt[seat] ^= 1 << c
+            vals.append(one_trick_lookahead(nxt, leader, trick + [c], lp, ls, la, rules))
+    return max(vals) if seat % 2 == 0 else min(vals)
+
+
+@pytest.mark.parametrize("rs_name", list(RULESETS))
+def test_root_lookahead_matches_reference(rs_name):
+    """The root look-ahead's one-trick minimax (``O_ROOTLOOK``) against
+    :func:`one_trick_lookahead`, built on the trick scan (``legal_cards``,
+    ``trick_winner``), in points and in tricks as the capot search counts them; the chosen
+    lead is a card of the leader with the best of those values."""
+    from bazarsim.solver.search import _lead_value, _root_lookahead, new_context, to_layout
+
+    rs = get_ruleset(rs_name)
+    rng = np.random.default_rng(61)
+    ctx = new_context()
+    for kind, count_tricks in [(k, c) for k in rs.kinds for c in (False, True)]:
+        pts, stren, order, above, rules = play_tables(rule_tables(rs), kind, count_tricks)
+        for i in range(12):
+            hands = random_position(rng, 1 + i % 8).astype(np.int64)
+            work = to_layout(hands, np.zeros(4, np.int64), 0, pts, stren, ctx)
+            lp, ls, la = ctx[14], ctx[15], ctx[17]
+            leader = int(rng.integers(4))
+            hs = [int(h) for h in work]
+            want = {}
+            for c in range(32):
+                if hs[leader] >> c & 1:
+                    rest = list(hs)
+                    rest[leader] ^= 1 << c
+                    want[c] = one_trick_lookahead(rest, leader, [c], lp, ls, la, rules)
+                    got = int(_lead_value(work, leader, c, lp, ls, la, rules))
+                    assert got == want[c], (rs_name, kind, count_tricks, hs, leader, c)
+            chosen = int(_root_lookahead(work, leader, lp, ls, la, rules))
+            best = max(want.values()) if leader % 2 == 0 else min(want.values())
+            assert chosen in want and want[chosen] == best
 
 
 def test_batch_matches_single(solver):

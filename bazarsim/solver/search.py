@@ -62,6 +62,13 @@ Enhancements, each switchable through ``opts`` so that tests compare "all off" w
 * ``O_PVS``: principal variation search in open windows (the ``full`` driver): after the
   first move, each move is first searched with a null window that only asks whether it
   beats the best so far, and searched again with the open window when it does.
+* ``O_ROOTLOOK``: the first lead at the root of an exact solve or a probe (5+ cards a
+  hand, no table entry yet) is the one with the best value after a one-trick look-ahead:
+  each lead's trick is played out (plain minimax over the other three hands' legal cards)
+  and every position after it gets a guess (:func:`_estimate`). The heuristic lead order
+  puts the best lead first in only about 57 % of full deals and a wrong first root move
+  costs a full-window search plus re-searches; the look-ahead costs a few microseconds
+  and measured -5 to -9 % nodes on full deals. It only orders: values never depend on it.
 * ``O_LEADTOP``: leads ordered as "cash a master card that cannot be trumped this round
   (no opponent is void in its suit with trumps; plain suits before trumps, richest
   first), else lead the cheapest card": a low lead to partner's master or to partner's
@@ -110,9 +117,10 @@ O_SURE = 256
 O_QUICK = 512
 O_DOMINANCE = 1024
 O_PVS = 2048
+O_ROOTLOOK = 4096
 O_ALL = (
     O_TT | O_BOUNDS | O_EQUIV | O_ORDER | O_HISTORY | O_LEADTOP | O_KILLER | O_ENDGAME | O_SURE
-    | O_QUICK | O_DOMINANCE | O_PVS
+    | O_QUICK | O_DOMINANCE | O_PVS | O_ROOTLOOK
 )
 OPTION_NAMES = {
     "tt": O_TT,
@@ -127,6 +135,7 @@ OPTION_NAMES = {
     "quick": O_QUICK,
     "dominance": O_DOMINANCE,
     "pvs": O_PVS,
+    "rootlook": O_ROOTLOOK,
 }
 
 # Drivers of the exact value.
@@ -149,7 +158,8 @@ S_GEN = 0
 S_NODES = 1
 S_OPTS = 2
 S_MASK = 3
-N_STATS = 4
+S_ROOT = 4  # a lead to search first at the root (search layout), -1 for none
+N_STATS = 5
 
 DEFAULT_TT_BITS = 16
 _C1 = 0x5851F42D4C957F2D
@@ -175,6 +185,7 @@ def _new_context(tt_bits, opts):
     stats = np.zeros(N_STATS, np.int64)
     stats[S_OPTS] = opts
     stats[S_MASK] = size - 1
+    stats[S_ROOT] = -1
     hist = np.zeros(_KILLERS + 2 * 40, np.int64)
     hist[_KILLERS:] = -1
     # Flat per-trick / per-ply buffers, indexed with offsets: row views would cost an
@@ -803,6 +814,113 @@ def _boundary_cut(hands, ld, rem, al, be, pts, rules, opts):
     return np.int64(-1)
 
 
+# ``_estimate``: the weight of a trump held, against the points of the suits whose master
+# a side holds (tuned on node counts: 10 and 20 measured alike, no trump term worse)
+_TRUMP_WEIGHT = 10
+
+
+@nb.njit(cache=True, _nrt=False, inline="always")
+def _estimate(me, lho, pa, rho, ld, rem, pts, rules):
+    """A guess of the N-S points left (``O_ROOTLOOK``), ``me`` (seat ``ld``) on lead.
+
+    Between the sure floor and ceiling of the leader's side (sure trumps, the leader's
+    quick tricks), at the share of its "strength": the points of every suit whose master
+    it holds, and ``_TRUMP_WEIGHT`` a trump. Only orders the root's leads, so it need not
+    be a bound.
+    """
+    trump = rules[R_TRUMP]
+    tb = rules[R_TRICK_BONUS]
+    lb = rules[R_LAST_BONUS]
+    mono = rules[R_MONOTONE]
+    pfree = rules[R_TRUMP_PARTNER] == 0
+    q = _quick_tricks(me, lho, pa, rho, trump, pts, tb, lb, mono, pfree)
+    q = max(q, _transfer_tricks(me, lho, pa, rho, trump, pts, tb, lb, mono, pfree))
+    mine = me | pa
+    live = mine | lho | rho
+    lo = q
+    hi = rem
+    strength = np.int64(1)
+    total = np.int64(2)
+    if trump >= 0:
+        tmask = np.int64(0xFF) << (8 * trump)
+        theirs = (lho | rho) & tmask
+        lo = max(lo, mask_points(_sure_trumps(mine & tmask, theirs, trump), pts))
+        hi -= mask_points(_sure_trumps(theirs, mine & tmask, trump), pts)
+        strength += _TRUMP_WEIGHT * popcount32(mine & tmask)
+        total += _TRUMP_WEIGHT * popcount32(live & tmask)
+    for su in range(4):
+        c = _strongest(live, su)
+        if c >= 0:
+            suit_pts = mask_points(live & (np.int64(0xFF) << (8 * su)), pts)
+            total += suit_pts
+            if (mine >> c) & 1:
+                strength += suit_pts
+    guess = lo + (max(lo, hi) - lo) * strength // total
+    return guess if (ld & 1) == 0 else rem - guess
+
+
+@nb.njit(cache=True, _nrt=False)
+def _lead_value(hands, ld, c0, pts, stren, above, rules):
+    """One-trick look-ahead value (N-S points) of the lead ``c0`` (``O_ROOTLOOK``).
+
+    The other three cards of the trick are searched (plain minimax over their legal
+    cards) and every position after the trick is valued by :func:`_estimate`.
+    ``hands`` still holds ``c0``.
+    """
+    trump = rules[R_TRUMP]
+    tb = rules[R_TRICK_BONUS]
+    lb = rules[R_LAST_BONUS]
+    r0 = hands[ld] ^ (np.int64(1) << c0)
+    h1 = hands[(ld + 1) & 3]
+    h2 = hands[(ld + 2) & 3]
+    h3 = hands[(ld + 3) & 3]
+    hp = mask_points(r0 | h1 | h2 | h3, pts)
+    left = popcount32(r0)
+    mx1 = ((ld + 1) & 1) == 0  # seats 1 and 3 maximise iff they are N or S
+    inf = np.int64(1 << 30)
+    led = c0 >> 3
+    k0, w0, bl0, bt0 = add_to_summary(c0, 0, led, trump, stren, -1, 0, -1, -1)
+    v1 = np.int64(-1) if mx1 else inf
+    m1 = legal_given(h1, 1, led, w0, bl0, bt0, trump, above, rules)
+    while m1 != 0:
+        c1 = _lowest_card(m1)
+        m1 &= m1 - 1
+        k1, w1, bl1, bt1 = add_to_summary(c1, 1, led, trump, stren, k0, w0, bl0, bt0)
+        v2 = inf if mx1 else np.int64(-1)
+        m2 = legal_given(h2, 2, led, w1, bl1, bt1, trump, above, rules)
+        while m2 != 0:
+            c2 = _lowest_card(m2)
+            m2 &= m2 - 1
+            k2, w2, bl2, bt2 = add_to_summary(c2, 2, led, trump, stren, k1, w1, bl1, bt1)
+            v3 = np.int64(-1) if mx1 else inf
+            m3 = legal_given(h3, 3, led, w2, bl2, bt2, trump, above, rules)
+            while m3 != 0:
+                c3 = _lowest_card(m3)
+                m3 &= m3 - 1
+                w = w2
+                if card_key(c3, led, trump, stren) > k2:
+                    w = 3
+                trick = pts[c0] + pts[c1] + pts[c2] + pts[c3] + tb
+                rest = np.int64(0)
+                if left == 0:
+                    trick += lb
+                else:
+                    s1 = h1 ^ (np.int64(1) << c1)
+                    s2 = h2 ^ (np.int64(1) << c2)
+                    s3 = h3 ^ (np.int64(1) << c3)
+                    rem = hp - pts[c1] - pts[c2] - pts[c3] + left * tb + lb
+                    rest = _estimate(
+                        _pick(w, r0, s1, s2, s3), _pick((w + 1) & 3, r0, s1, s2, s3),
+                        _pick((w + 2) & 3, r0, s1, s2, s3), _pick((w + 3) & 3, r0, s1, s2, s3),
+                        (ld + w) & 3, rem, pts, rules,
+                    )
+                v = rest + (trick if ((ld + w) & 1) == 0 else 0)
+                v3 = max(v3, v) if mx1 else min(v3, v)
+            v2 = min(v2, v3) if mx1 else max(v2, v3)
+        v1 = max(v1, v2) if mx1 else min(v1, v2)
+    return v1
+
+
 @nb.njit(cache=True, _nrt=False, inline="always")
 def _note_cutoff(hist, opts, p, c, ply, left):
     """History and killer bookkeeping for a move ``c`` of seat ``p`` that cut off."""
@@ -979,6 +1097,8 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
                     for j in range(idx, idx + 2):
                         if tt_tag[j] == tag and tt_a[j] == key_a and tt_b[j] == key_b:
                             slot = j
+                    if slot < 0 and sp == 0:
+                        tt_move = stats[S_ROOT]  # the root look-ahead's choice
                     if slot >= 0:
                         lo = np.int64(tt_lo[slot])
                         hi = np.int64(tt_hi[slot])
@@ -1257,6 +1377,7 @@ def points_left(work, leader, n, pts, rules, ctx):
 def new_search(ctx):
     """Start a new generation of the table (old entries become invisible)."""
     ctx[6][S_GEN] += 1
+    ctx[6][S_ROOT] = -1
     ctx[7][:_KILLERS] = 0
     ctx[7][_KILLERS:] = -1
 
@@ -1275,6 +1396,33 @@ def exact_value(hands, leader, trick_cards, n, pts, stren, order, above, rules, 
     work = to_layout(hands, trick_cards, n, pts, stren, ctx)
     lp, ls, lo, la = ctx[14], ctx[15], ctx[16], ctx[17]
     upper = points_left(work, leader, n, lp, rules, ctx)
+    stats = ctx[6]
+    if n == 0 and stats[S_OPTS] & O_ROOTLOOK and popcount32(work[leader]) >= 5:
+        stats[S_ROOT] = _root_lookahead(work, leader, lp, ls, la, rules)
+    v = _exact(work, leader, n, upper, lp, ls, lo, la, rules, ctx, method, guess)
+    stats[S_ROOT] = -1
+    return v
+
+
+@nb.njit(cache=True)
+def _root_lookahead(work, leader, pts, stren, above, rules):
+    """The lead with the best one-trick look-ahead value (``O_ROOTLOOK``), search layout."""
+    best_c = np.int64(-1)
+    best_v = np.int64(0)
+    m = work[leader]
+    while m != 0:
+        c = _lowest_card(m)
+        m &= m - 1
+        v = _lead_value(work, leader, c, pts, stren, above, rules)
+        if best_c < 0 or (v > best_v if (leader & 1) == 0 else v < best_v):
+            best_c = c
+            best_v = v
+    return best_c
+
+
+@nb.njit(cache=True)
+def _exact(work, leader, n, upper, lp, ls, lo, la, rules, ctx, method, guess):
+    """The exact-value drivers of :func:`exact_value` on a position in the search layout."""
     lower = 0
     if method == M_AUTO:
         method = M_FULL if popcount32(work[(leader + n) & 3]) <= AUTO_FULL_MAX else M_BISECT
@@ -1309,5 +1457,9 @@ def reaches(hands, leader, trick_cards, n, target, pts, stren, order, above, rul
     lp, ls, lo, la = ctx[14], ctx[15], ctx[16], ctx[17]
     if target <= 0:
         return True
+    stats = ctx[6]
+    if n == 0 and stats[S_OPTS] & O_ROOTLOOK and popcount32(work[leader]) >= 5:
+        stats[S_ROOT] = _root_lookahead(work, leader, lp, ls, la, rules)
     g = alphabeta(work, leader, 0, n, target - 1, target, lp, ls, lo, la, rules, ctx)
+    stats[S_ROOT] = -1
     return g >= target
