@@ -62,13 +62,14 @@ Enhancements, each switchable through ``opts`` so that tests compare "all off" w
 * ``O_PVS``: principal variation search in open windows (the ``full`` driver): after the
   first move, each move is first searched with a null window that only asks whether it
   beats the best so far, and searched again with the open window when it does.
-* ``O_ROOTLOOK``: the first lead at the root of an exact solve or a probe (5+ cards a
-  hand, no table entry yet) is the one with the best value after a one-trick look-ahead:
-  each lead's trick is played out (plain minimax over the other three hands' legal cards)
-  and every position after it gets a guess (:func:`_estimate`). The heuristic lead order
-  puts the best lead first in only about 57 % of full deals and a wrong first root move
-  costs a full-window search plus re-searches; the look-ahead costs a few microseconds
-  and measured -5 to -9 % nodes on full deals. It only orders: values never depend on it.
+* ``O_ROOTLOOK``: the first lead at the root of an exact solve or a probe
+  (``ROOTLOOK_MIN_CARDS``+ cards a hand, no table entry yet) is the one with the best
+  value after a one-trick look-ahead: each lead's trick is played out (plain minimax over
+  the other three hands' legal cards) and every position after it gets a guess
+  (:func:`_estimate`). The heuristic lead order puts the best lead first in only about
+  57 % of full deals and a wrong first root move costs a full-window search plus
+  re-searches; the look-ahead costs a few microseconds and measured -5 to -9 % nodes on
+  full deals. It only orders: values never depend on it.
 * ``O_LEADTOP``: leads ordered as "cash a master card that cannot be trumped this round
   (no opponent is void in its suit with trumps; plain suits before trumps, richest
   first), else lead the cheapest card": a low lead to partner's master or to partner's
@@ -1396,12 +1397,24 @@ def exact_value(hands, leader, trick_cards, n, pts, stren, order, above, rules, 
     work = to_layout(hands, trick_cards, n, pts, stren, ctx)
     lp, ls, lo, la = ctx[14], ctx[15], ctx[16], ctx[17]
     upper = points_left(work, leader, n, lp, rules, ctx)
-    stats = ctx[6]
-    if n == 0 and stats[S_OPTS] & O_ROOTLOOK and popcount32(work[leader]) >= 5:
-        stats[S_ROOT] = _root_lookahead(work, leader, lp, ls, la, rules)
+    _seed_root_lead(work, leader, n, lp, ls, la, rules, ctx)
     v = _exact(work, leader, n, upper, lp, ls, lo, la, rules, ctx, method, guess)
-    stats[S_ROOT] = -1
+    ctx[6][S_ROOT] = -1
     return v
+
+
+# ``O_ROOTLOOK`` acts from this many cards a hand (smaller searches gain nothing from it)
+ROOTLOOK_MIN_CARDS = 5
+
+
+@nb.njit(cache=True)
+def _seed_root_lead(work, leader, n, pts, stren, above, rules, ctx):
+    """Give the root its first lead (``stats[S_ROOT]``) from :func:`_root_lookahead`
+    when ``O_ROOTLOOK`` is on and the root is a trick boundary with enough cards; the
+    caller resets it to -1 after its search."""
+    stats = ctx[6]
+    if n == 0 and stats[S_OPTS] & O_ROOTLOOK and popcount32(work[leader]) >= ROOTLOOK_MIN_CARDS:
+        stats[S_ROOT] = _root_lookahead(work, leader, pts, stren, above, rules)
 
 
 @nb.njit(cache=True)
@@ -1457,9 +1470,7 @@ def reaches(hands, leader, trick_cards, n, target, pts, stren, order, above, rul
     lp, ls, lo, la = ctx[14], ctx[15], ctx[16], ctx[17]
     if target <= 0:
         return True
-    stats = ctx[6]
-    if n == 0 and stats[S_OPTS] & O_ROOTLOOK and popcount32(work[leader]) >= 5:
-        stats[S_ROOT] = _root_lookahead(work, leader, lp, ls, la, rules)
+    _seed_root_lead(work, leader, n, lp, ls, la, rules, ctx)
     g = alphabeta(work, leader, 0, n, target - 1, target, lp, ls, lo, la, rules, ctx)
-    stats[S_ROOT] = -1
+    ctx[6][S_ROOT] = -1
     return g >= target
