@@ -87,11 +87,12 @@ def play_tables(tables, kind: int, count_tricks: bool = False):
 def card_key(card, led, trump, stren):
     """Trick-taking key: a trump beats the led suit, which beats any other suit."""
     s = card >> 3
+    k = stren[card & 31]  # & 31 lets LLVM drop Numba's negative-index code (search.alphabeta)
     if s == trump:
-        return 32 + stren[card]
+        return 32 + k
     if s == led:
-        return 16 + stren[card]
-    return stren[card]
+        return 16 + k
+    return k
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
@@ -139,7 +140,7 @@ def _trump_duty(hand, mine, n, w, best_tr, trump, above, rules):
         return hand  # partner (same parity in the trick) holds it: any card
     if best_tr < 0:
         return mine
-    higher = mine & above[trump, best_tr + 1]
+    higher = mine & above[trump, (best_tr + 1) & 15]  # & 15: as in card_key
     if higher != 0:
         return higher if rules[R_OVERTRUMP] != 0 else mine
     return mine if rules[R_UNDERTRUMP] != 0 else hand
@@ -164,7 +165,7 @@ def legal_given(hand, n, led, widx, best_led, best_tr, trump, above, rules):
             # somebody trumped: no duty to go higher in the led suit
             duty = rules[R_OVERTAKE_PLAIN] != 0 and best_tr < 0
         if duty:
-            higher = follow & above[led, best_led + 1]
+            higher = follow & above[led, (best_led + 1) & 15]  # & 15: as in card_key
             if higher != 0:
                 return higher
         return follow

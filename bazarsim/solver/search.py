@@ -295,7 +295,7 @@ def _strongest(mask, su):
     b = (mask >> (8 * su)) & 0xFF
     if b == 0:
         return -1
-    return 8 * su + _highest_card(b)
+    return 8 * su + (_highest_card(b) & 7)  # & 7: an index mask, see alphabeta
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
@@ -601,6 +601,7 @@ def _gen_moves(
     """Fill ``mv[mo:]`` with the cards of ``legal`` to search for seat ``p``; return how many.
 
     ``led .. hi_ew``: the trick's state (from the trick's summary; unused when leading).
+    ``nm & 7`` (``nm`` is below 8 there) is an index mask, see :func:`alphabeta`.
     """
     nm = 0
     if legal & (legal - 1) == 0:  # a forced card
@@ -654,7 +655,7 @@ def _gen_moves(
                     step = 1 if side == (p & 1) else -1
                     d = _next_live(c, step, live)
                     if d < 0 or (legal >> d) & 1 == 0:
-                        mv[mo + nm] = c
+                        mv[mo + (nm & 7)] = c
                         nm += 1
                     continue
             if opts & O_EQUIV and legal & eq[c] != 0:
@@ -663,12 +664,12 @@ def _gen_moves(
                 d = _next_live(c, 1, live)
                 if d >= 0 and (legal >> d) & 1 and pts[d] == pts[c]:
                     continue
-            mv[mo + nm] = c
+            mv[mo + (nm & 7)] = c
             nm += 1
     else:
         m = legal
         while m != 0:
-            mv[mo + nm] = _lowest_card(m)
+            mv[mo + (nm & 7)] = _lowest_card(m)
             nm += 1
             m &= m - 1
     return nm
@@ -692,7 +693,7 @@ def _order_moves(
         opp_trumps = ((hands[(p + 1) & 3] | hands[(p + 3) & 3]) >> (8 * trump)) & 0xFF != 0
     partner_holds = n > 0 and (widx & 1) == (n & 1)
     for k in range(nm):
-        c = mv[mo + k]
+        c = mv[mo + k] & 31  # an index mask, see alphabeta
         s = 0
         if opts & O_ORDER and c == tt_move:
             s = 1 << 40
@@ -937,7 +938,7 @@ def _tt_index(a, b, leader, mask):
     x = a * _C1 + b * _C2 + leader
     x ^= x >> 29
     x *= _C1
-    return ((x >> 32) & mask) & ~np.int64(1)
+    return (x >> 32) & mask & 0x7FFFFFFE  # even; the 0x7F...: an index mask, see alphabeta
 
 
 # Frame fields of the explicit search stack (one row per ply).
@@ -1015,12 +1016,18 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
     ret = np.int64(0)
     hp = mask_points(hands[0] | hands[1] | hands[2] | hands[3], pts)  # points in hands
     nodes = 0
+    # Index masks (``sp & 63``, ``& 3`` on seats, ``& 31`` on cards...): Numba guards every
+    # array access whose index LLVM cannot prove non-negative with wrap-around code (a
+    # negative index counts from the end), three instructions and a register each. Values
+    # read back from the frames, the move lists or the trick are masked to the range they
+    # always have, which changes nothing but drops that code: -6 to -7 % time.
     while True:
         # ---------------------------------------------------------- enter node sp
         nodes += 1
-        ld = fr[sp * N_FRAME + _F_LEADER]
-        tn = fr[sp * N_FRAME + _F_T]
-        nn = fr[sp * N_FRAME + _F_N]
+        sp &= 63
+        ld = fr[sp * N_FRAME + _F_LEADER] & 3
+        tn = fr[sp * N_FRAME + _F_T] & 15
+        nn = fr[sp * N_FRAME + _F_N] & 3
         al = fr[sp * N_FRAME + _F_ALPHA]
         be = fr[sp * N_FRAME + _F_BETA]
         toff = 4 * tn
@@ -1134,7 +1141,7 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
             hi_ew = -1
             legal = hands[p]
             if nn > 0:
-                led = tricks[toff] >> 3
+                led = (tricks[toff] >> 3) & 3
                 widx = fr[sp * N_FRAME + _F_WIDX]
                 bl = fr[sp * N_FRAME + _F_BLED]
                 bt = fr[sp * N_FRAME + _F_BTR]
@@ -1162,11 +1169,11 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
                     stats[S_NODES] += nodes
                     return ret
                 sp -= 1
-                ld = fr[sp * N_FRAME + _F_LEADER]
-                nn = fr[sp * N_FRAME + _F_N]
+                ld = fr[sp * N_FRAME + _F_LEADER] & 3
+                nn = fr[sp * N_FRAME + _F_N] & 3
                 p = (ld + nn) & 3
-                k = fr[sp * N_FRAME + _F_K] - 1
-                c = moves[8 * sp + k]
+                k = (fr[sp * N_FRAME + _F_K] - 1) & 7
+                c = moves[8 * sp + k] & 31
                 hands[p] ^= np.int64(1) << c
                 hp += pts[c]
                 v = ret + fr[sp * N_FRAME + _F_NS]
@@ -1193,16 +1200,17 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
                 if not redo and fr[sp * N_FRAME + _F_ALPHA] >= fr[sp * N_FRAME + _F_BETA]:
                     _note_cutoff(hist, opts, p, c, sp, fr[sp * N_FRAME + _F_LEFT])
                 done = False
-            ld = fr[sp * N_FRAME + _F_LEADER]
-            tn = fr[sp * N_FRAME + _F_T]
-            nn = fr[sp * N_FRAME + _F_N]
-            k = fr[sp * N_FRAME + _F_K]
+            sp &= 63
+            ld = fr[sp * N_FRAME + _F_LEADER] & 3
+            tn = fr[sp * N_FRAME + _F_T] & 15
+            nn = fr[sp * N_FRAME + _F_N] & 3
+            k = fr[sp * N_FRAME + _F_K] & 15
             al = fr[sp * N_FRAME + _F_ALPHA]
             be = fr[sp * N_FRAME + _F_BETA]
             if k < fr[sp * N_FRAME + _F_NM] and al < be:
                 # play the next move and descend
                 p = (ld + nn) & 3
-                c = moves[8 * sp + k]
+                c = moves[8 * sp + k] & 31
                 fr[sp * N_FRAME + _F_K] = k + 1
                 hands[p] ^= np.int64(1) << c
                 hp -= pts[c]
@@ -1239,7 +1247,8 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
                     w = (ld + w) & 3
                     ns = np.int64(0)
                     if (w & 1) == 0:
-                        ns = pts[tricks[toff]] + pts[tricks[toff + 1]] + pts[tricks[toff + 2]]
+                        ns = pts[tricks[toff] & 31] + pts[tricks[toff + 1] & 31]
+                        ns += pts[tricks[toff + 2] & 31]
                         ns += pts[c]
                         ns += rules[R_TRICK_BONUS]
                         if hands[p] == 0:
@@ -1309,6 +1318,7 @@ def _tt_store(fr, sp, best, ld, tt_a, tt_b, tt_tag, tt_lo, tt_hi, tt_mv, stats):
     else:
         lo = best
         hi = best
+    slot &= 0x7FFFFFFF  # an index mask, see alphabeta
     tt_a[slot] = key_a
     tt_b[slot] = key_b
     tt_tag[slot] = fr[sp * N_FRAME + _F_TAG]
