@@ -1052,10 +1052,10 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
             else:
                 rem = hp + left * rules[R_TRICK_BONUS] + rules[R_LAST_BONUS]
                 fr[sp * N_FRAME + _F_REM] = rem
-                cut_opts = opts
-                if left == 2 and opts & O_ENDGAME:
-                    cut_opts = opts & O_BOUNDS  # the endgame search costs less than the rest
-                ret = _boundary_cut(hands, ld, rem, al, be, pts, rules, cut_opts)
+                # The window's cheap tests first, then (two tricks left) the endgame, else
+                # the table, and only then the sure and quick tricks: their cost is saved
+                # wherever the table decides (and the endgame costs less than they do).
+                ret = _boundary_cut(hands, ld, rem, al, be, pts, rules, opts & O_BOUNDS)
                 done = ret >= 0
                 if not done and left == 2 and opts & O_ENDGAME:
                     ret = two_tricks(hands, ld, al, be, pts, stren, above, rules)
@@ -1125,6 +1125,9 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
                                 al = lo
                             if hi < be:
                                 be = hi
+                if not done:
+                    ret = _boundary_cut(hands, ld, rem, al, be, pts, rules, opts & ~O_BOUNDS)
+                    done = ret >= 0
         if not done:
             fr[sp * N_FRAME + _F_ALPHA] = al
             fr[sp * N_FRAME + _F_BETA] = be
