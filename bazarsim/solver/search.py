@@ -41,6 +41,10 @@ Enhancements, each switchable through ``opts`` so that tests compare "all off" w
   :func:`two_tricks` (at most 16 lines, the last trick forced) instead of 4 + 1 frames,
   after only the ``O_BOUNDS`` check: there the sure and quick tricks cost more than they
   save (measured: 1.6 to 3.4 % faster without them).
+* ``O_ENDCACHE``: bounds on the values of those two-trick endgames are kept, as the
+  table keeps its own, in a direct-mapped cache of ``_E2_SIZE`` slots keyed on the four
+  hands: 6 in 10 of them recur within a search (180 full-deal solves: 1.92 M endgames,
+  0.75 M distinct), and an entry often decides a later window with no search.
 * ``O_SURE``: in a trump contract, a trump stronger than every trump the other side
   holds wins whatever trick it falls in (only a stronger trump could take that trick),
   so its points are a sure floor for its side: at a trick boundary the value lies in
@@ -119,9 +123,10 @@ O_QUICK = 512
 O_DOMINANCE = 1024
 O_PVS = 2048
 O_ROOTLOOK = 4096
+O_ENDCACHE = 8192
 O_ALL = (
     O_TT | O_BOUNDS | O_EQUIV | O_ORDER | O_HISTORY | O_LEADTOP | O_KILLER | O_ENDGAME | O_SURE
-    | O_QUICK | O_DOMINANCE | O_PVS | O_ROOTLOOK
+    | O_QUICK | O_DOMINANCE | O_PVS | O_ROOTLOOK | O_ENDCACHE
 )
 OPTION_NAMES = {
     "tt": O_TT,
@@ -137,6 +142,7 @@ OPTION_NAMES = {
     "dominance": O_DOMINANCE,
     "pvs": O_PVS,
     "rootlook": O_ROOTLOOK,
+    "endcache": O_ENDCACHE,
 }
 
 # Drivers of the exact value.
@@ -163,6 +169,7 @@ S_ROOT = 4  # a lead to search first at the root (search layout), -1 for none
 N_STATS = 5
 
 DEFAULT_TT_BITS = 16
+_E2_SIZE = 1 << 15  # slots of the two-trick endgame cache (direct-mapped)
 _C1 = 0x5851F42D4C957F2D
 _C2 = 0x14057B7EF767814F
 _NO_CARD = -1
@@ -204,9 +211,16 @@ def _new_context(tt_bits, opts):
     lay_stren = np.zeros(32, np.int64)
     lay_order = np.zeros((4, 8), np.int64)
     lay_above = np.zeros((4, 9), np.int64)
+    # the two-trick endgames' exact values (``O_ENDCACHE``): hands, tag, value
+    e2_a = np.zeros(_E2_SIZE, np.int64)
+    e2_b = np.zeros(_E2_SIZE, np.int64)
+    e2_tag = np.zeros(_E2_SIZE, np.int64)
+    e2_v = np.zeros(_E2_SIZE, np.int16)
+    e2_hi = np.zeros(_E2_SIZE, np.int16)
     return (
         tt_a, tt_b, tt_tag, tt_lo, tt_hi, tt_mv, stats, hist, tricks, moves, scores, frames, eq, zc,
-        lay_pts, lay_stren, lay_order, lay_above,
+        lay_pts, lay_stren, lay_order, lay_above, e2_a, e2_b, e2_tag, e2_v,
+        e2_hi,
     )
 
 
@@ -982,6 +996,7 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
     """
     tt_a, tt_b, tt_tag, tt_lo, tt_hi, tt_mv, stats, hist, tricks, moves, scores, fr = ctx[:12]
     eq, zc = ctx[12], ctx[13]
+    e2_a, e2_b, e2_tag, e2_v, e2_hi = ctx[18], ctx[19], ctx[20], ctx[21], ctx[22]
     opts = stats[S_OPTS]
     for c in range(32):
         m = np.int64(0)
@@ -1058,7 +1073,45 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
                 ret = _boundary_cut(hands, ld, rem, al, be, pts, rules, opts & O_BOUNDS)
                 done = ret >= 0
                 if not done and left == 2 and opts & O_ENDGAME:
-                    ret = two_tricks(hands, ld, al, be, pts, stren, above, rules)
+                    if opts & O_ENDCACHE:
+                        # 6 in 10 of these endgames recur within a search: keep bounds
+                        # on their values, as the table does
+                        ka = hands[0] | (hands[1] << 32)
+                        kb = hands[2] | (hands[3] << 32)
+                        tag2 = stats[S_GEN] * 4 + ld
+                        x = ka * _C1 + kb * _C2 + ld
+                        x ^= x >> 29
+                        x *= _C1
+                        j = (x >> 40) & (_E2_SIZE - 1)
+                        lo2 = np.int64(0)
+                        hi2 = rem
+                        if e2_tag[j] == tag2 and e2_a[j] == ka and e2_b[j] == kb:
+                            lo2 = np.int64(e2_v[j])
+                            hi2 = np.int64(e2_hi[j])
+                        if lo2 >= be:
+                            ret = lo2
+                        elif hi2 <= al:
+                            ret = hi2
+                        elif lo2 == hi2:
+                            ret = lo2
+                        else:
+                            a2 = max(al, lo2)
+                            b2 = min(be, hi2)
+                            ret = two_tricks(hands, ld, a2, b2, pts, stren, above, rules)
+                            if ret <= a2:
+                                hi2 = min(hi2, ret)
+                            elif ret >= b2:
+                                lo2 = max(lo2, ret)
+                            else:
+                                lo2 = ret
+                                hi2 = ret
+                            e2_a[j] = ka
+                            e2_b[j] = kb
+                            e2_tag[j] = tag2
+                            e2_v[j] = lo2
+                            e2_hi[j] = hi2
+                    else:
+                        ret = two_tricks(hands, ld, al, be, pts, stren, above, rules)
                     done = True
                 if not done and opts & O_TT:
                     h0 = hands[0]
