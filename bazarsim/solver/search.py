@@ -211,15 +211,15 @@ def _new_context(tt_bits, opts):
     lay_stren = np.zeros(32, np.int64)
     lay_order = np.zeros((4, 8), np.int64)
     lay_above = np.zeros((4, 9), np.int64)
-    # the two-trick endgames' exact values (``O_ENDCACHE``): hands, tag, value
+    # bounds on the two-trick endgames' values (``O_ENDCACHE``): hands, tag, lower, upper
     e2_a = np.zeros(_E2_SIZE, np.int64)
     e2_b = np.zeros(_E2_SIZE, np.int64)
     e2_tag = np.zeros(_E2_SIZE, np.int64)
-    e2_v = np.zeros(_E2_SIZE, np.int16)
+    e2_lo = np.zeros(_E2_SIZE, np.int16)
     e2_hi = np.zeros(_E2_SIZE, np.int16)
     return (
         tt_a, tt_b, tt_tag, tt_lo, tt_hi, tt_mv, stats, hist, tricks, moves, scores, frames, eq, zc,
-        lay_pts, lay_stren, lay_order, lay_above, e2_a, e2_b, e2_tag, e2_v,
+        lay_pts, lay_stren, lay_order, lay_above, e2_a, e2_b, e2_tag, e2_lo,
         e2_hi,
     )
 
@@ -948,11 +948,39 @@ def _note_cutoff(hist, opts, p, c, ply, left):
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
-def _tt_index(a, b, leader, mask):
+def _hash(a, b, leader):
+    """Mix a position's two key words and its leader (the table and the endgame cache)."""
     x = a * _C1 + b * _C2 + leader
     x ^= x >> 29
-    x *= _C1
-    return (x >> 32) & mask & 0x7FFFFFFE  # even; the 0x7F...: an index mask, see alphabeta
+    return x * _C1
+
+
+@nb.njit(cache=True, _nrt=False, inline="always")
+def _tt_index(a, b, leader, mask):
+    # even; the 0x7F...: an index mask, see alphabeta
+    return (_hash(a, b, leader) >> 32) & mask & 0x7FFFFFFE
+
+
+@nb.njit(cache=True, _nrt=False, inline="always")
+def _bounds_decide(lo, hi, al, be):
+    """The value a stored ``[lo, hi]`` gives the window ``(al, be)``, or -1 if none."""
+    if lo >= be:
+        return lo
+    if hi <= al:
+        return hi
+    if lo == hi:
+        return lo
+    return np.int64(-1)
+
+
+@nb.njit(cache=True, _nrt=False, inline="always")
+def _bounds_tighten(lo, hi, v, al, be):
+    """``[lo, hi]`` after a fail-soft search in the window ``(al, be)`` returned ``v``."""
+    if v <= al:
+        return lo, min(hi, v)
+    if v >= be:
+        return max(lo, v), hi
+    return v, v
 
 
 # Frame fields of the explicit search stack (one row per ply).
@@ -996,7 +1024,7 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
     """
     tt_a, tt_b, tt_tag, tt_lo, tt_hi, tt_mv, stats, hist, tricks, moves, scores, fr = ctx[:12]
     eq, zc = ctx[12], ctx[13]
-    e2_a, e2_b, e2_tag, e2_v, e2_hi = ctx[18], ctx[19], ctx[20], ctx[21], ctx[22]
+    e2_a, e2_b, e2_tag, e2_lo, e2_hi = ctx[18], ctx[19], ctx[20], ctx[21], ctx[22]
     opts = stats[S_OPTS]
     for c in range(32):
         m = np.int64(0)
@@ -1079,36 +1107,22 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
                         ka = hands[0] | (hands[1] << 32)
                         kb = hands[2] | (hands[3] << 32)
                         tag2 = stats[S_GEN] * 4 + ld
-                        x = ka * _C1 + kb * _C2 + ld
-                        x ^= x >> 29
-                        x *= _C1
-                        j = (x >> 40) & (_E2_SIZE - 1)
+                        j = (_hash(ka, kb, ld) >> 40) & (_E2_SIZE - 1)
                         lo2 = np.int64(0)
                         hi2 = rem
                         if e2_tag[j] == tag2 and e2_a[j] == ka and e2_b[j] == kb:
-                            lo2 = np.int64(e2_v[j])
+                            lo2 = np.int64(e2_lo[j])
                             hi2 = np.int64(e2_hi[j])
-                        if lo2 >= be:
-                            ret = lo2
-                        elif hi2 <= al:
-                            ret = hi2
-                        elif lo2 == hi2:
-                            ret = lo2
-                        else:
+                        ret = _bounds_decide(lo2, hi2, al, be)
+                        if ret < 0:
                             a2 = max(al, lo2)
                             b2 = min(be, hi2)
                             ret = two_tricks(hands, ld, a2, b2, pts, stren, above, rules)
-                            if ret <= a2:
-                                hi2 = min(hi2, ret)
-                            elif ret >= b2:
-                                lo2 = max(lo2, ret)
-                            else:
-                                lo2 = ret
-                                hi2 = ret
+                            lo2, hi2 = _bounds_tighten(lo2, hi2, ret, a2, b2)
                             e2_a[j] = ka
                             e2_b[j] = kb
                             e2_tag[j] = tag2
-                            e2_v[j] = lo2
+                            e2_lo[j] = lo2
                             e2_hi[j] = hi2
                     else:
                         ret = two_tricks(hands, ld, al, be, pts, stren, above, rules)
@@ -1164,16 +1178,9 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
                         lo = np.int64(tt_lo[slot])
                         hi = np.int64(tt_hi[slot])
                         tt_move = np.int64(tt_mv[slot])
-                        if lo >= be:
-                            ret = lo
-                            done = True
-                        elif hi <= al:
-                            ret = hi
-                            done = True
-                        elif lo == hi:
-                            ret = lo
-                            done = True
-                        else:
+                        ret = _bounds_decide(lo, hi, al, be)
+                        done = ret >= 0
+                        if not done:
                             if lo > al:
                                 al = lo
                             if hi < be:
@@ -1365,15 +1372,7 @@ def _tt_store(fr, sp, best, ld, tt_a, tt_b, tt_tag, tt_lo, tt_hi, tt_mv, stats):
             slot = idx + 1
         elif popcount32(tt_a[idx + 1] & 0xFFFFFFFF) < popcount32(tt_a[idx] & 0xFFFFFFFF):
             slot = idx + 1
-    if best <= fr[sp * N_FRAME + _F_A0]:
-        if best < hi:
-            hi = best
-    elif best >= fr[sp * N_FRAME + _F_B0]:
-        if best > lo:
-            lo = best
-    else:
-        lo = best
-        hi = best
+    lo, hi = _bounds_tighten(lo, hi, best, fr[sp * N_FRAME + _F_A0], fr[sp * N_FRAME + _F_B0])
     slot &= 0x7FFFFFFF  # an index mask, see alphabeta
     tt_a[slot] = key_a
     tt_b[slot] = key_b
