@@ -166,7 +166,15 @@ S_NODES = 1
 S_OPTS = 2
 S_MASK = 3
 S_ROOT = 4  # a lead to search first at the root (search layout), -1 for none
-N_STATS = 5
+# Who holds which card in this generation's positions (search layout): the known cards and
+# the two bits of their holders' seats; the generation they belong to (see ``_bind_owners``)
+S_KNOWN = 5
+S_OWN0 = 6
+S_OWN1 = 7
+S_OWNGEN = 8
+N_STATS = 9
+# Generations wrap before the endgame cache's key runs out of bits (see ``new_search``).
+_GEN_LIMIT = 1 << 29
 
 DEFAULT_TT_BITS = 16
 _E2_SIZE = 1 << 15  # slots of the two-trick endgame cache (direct-mapped)
@@ -211,16 +219,13 @@ def _new_context(tt_bits, opts):
     lay_stren = np.zeros(32, np.int64)
     lay_order = np.zeros((4, 8), np.int64)
     lay_above = np.zeros((4, 9), np.int64)
-    # bounds on the two-trick endgames' values (``O_ENDCACHE``): hands, tag, lower, upper
-    e2_a = np.zeros(_E2_SIZE, np.int64)
-    e2_b = np.zeros(_E2_SIZE, np.int64)
-    e2_tag = np.zeros(_E2_SIZE, np.int64)
-    e2_lo = np.zeros(_E2_SIZE, np.int16)
-    e2_hi = np.zeros(_E2_SIZE, np.int16)
+    # bounds on the two-trick endgames' values (``O_ENDCACHE``): the key (live cards,
+    # leader, generation: see ``_e2_key``) and the lower and upper bounds packed in one word
+    e2_key = np.zeros(_E2_SIZE, np.int64)
+    e2_val = np.zeros(_E2_SIZE, np.int32)
     return (
         tt_a, tt_b, tt_tag, tt_lo, tt_hi, tt_mv, stats, hist, tricks, moves, scores, frames, eq, zc,
-        lay_pts, lay_stren, lay_order, lay_above, e2_a, e2_b, e2_tag, e2_lo,
-        e2_hi,
+        lay_pts, lay_stren, lay_order, lay_above, e2_key, e2_val,
     )
 
 
@@ -1024,7 +1029,7 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
     """
     tt_a, tt_b, tt_tag, tt_lo, tt_hi, tt_mv, stats, hist, tricks, moves, scores, fr = ctx[:12]
     eq, zc = ctx[12], ctx[13]
-    e2_a, e2_b, e2_tag, e2_lo, e2_hi = ctx[18], ctx[19], ctx[20], ctx[21], ctx[22]
+    e2_key, e2_val = ctx[18], ctx[19]
     opts = stats[S_OPTS]
     for c in range(32):
         m = np.int64(0)
@@ -1104,26 +1109,22 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
                     if opts & O_ENDCACHE:
                         # 6 in 10 of these endgames recur within a search: keep bounds
                         # on their values, as the table does
-                        ka = hands[0] | (hands[1] << 32)
-                        kb = hands[2] | (hands[3] << 32)
-                        tag2 = stats[S_GEN] * 4 + ld
-                        j = (_hash(ka, kb, ld) >> 40) & (_E2_SIZE - 1)
+                        live = hands[0] | hands[1] | hands[2] | hands[3]
+                        k2 = live | (ld << 32) | (stats[S_GEN] << 34)
+                        j = (_hash(live, 0, ld) >> 40) & (_E2_SIZE - 1)
                         lo2 = np.int64(0)
                         hi2 = rem
-                        if e2_tag[j] == tag2 and e2_a[j] == ka and e2_b[j] == kb:
-                            lo2 = np.int64(e2_lo[j])
-                            hi2 = np.int64(e2_hi[j])
+                        if e2_key[j] == k2:
+                            lo2 = np.int64(e2_val[j] & 0xFFFF)
+                            hi2 = np.int64(e2_val[j] >> 16)
                         ret = _bounds_decide(lo2, hi2, al, be)
                         if ret < 0:
                             a2 = max(al, lo2)
                             b2 = min(be, hi2)
                             ret = two_tricks(hands, ld, a2, b2, pts, stren, above, rules)
                             lo2, hi2 = _bounds_tighten(lo2, hi2, ret, a2, b2)
-                            e2_a[j] = ka
-                            e2_b[j] = kb
-                            e2_tag[j] = tag2
-                            e2_lo[j] = lo2
-                            e2_hi[j] = hi2
+                            e2_key[j] = k2
+                            e2_val[j] = lo2 | (hi2 << 16)
                     else:
                         ret = two_tricks(hands, ld, al, be, pts, stren, above, rules)
                     done = True
@@ -1442,10 +1443,43 @@ def points_left(work, leader, n, pts, rules, ctx):
 @nb.njit(cache=True)
 def new_search(ctx):
     """Start a new generation of the table (old entries become invisible)."""
-    ctx[6][S_GEN] += 1
-    ctx[6][S_ROOT] = -1
+    stats = ctx[6]
+    stats[S_GEN] += 1
+    if stats[S_GEN] >= _GEN_LIMIT:
+        # once in 2^29 searches: start the generations again on empty tables
+        stats[S_GEN] = 1
+        ctx[2][:] = 0
+        ctx[18][:] = 0
+    stats[S_ROOT] = -1
     ctx[7][:_KILLERS] = 0
     ctx[7][_KILLERS:] = -1
+
+
+@nb.njit(cache=True)
+def _bind_owners(work, ctx):
+    """Tie this generation to one deal: every card keeps one holder in its positions.
+
+    The endgame cache keys a position on its live cards alone, which is only sound if no
+    card changes hands between the positions of one generation. Positions reached from
+    one deal never do; a search root whose cards are held by other hands than the
+    generation's earlier roots held them starts a new generation (:func:`new_search`).
+    """
+    stats = ctx[6]
+    live = work[0] | work[1] | work[2] | work[3]
+    own0 = work[1] | work[3]
+    own1 = work[2] | work[3]
+    if stats[S_OWNGEN] == stats[S_GEN]:
+        if (
+            live & ~stats[S_KNOWN] == 0
+            and (own0 ^ stats[S_OWN0]) & live == 0
+            and (own1 ^ stats[S_OWN1]) & live == 0
+        ):
+            return
+        new_search(ctx)
+    stats[S_OWNGEN] = stats[S_GEN]
+    stats[S_KNOWN] = live
+    stats[S_OWN0] = own0
+    stats[S_OWN1] = own1
 
 
 @nb.njit(cache=True)
@@ -1460,6 +1494,7 @@ def exact_value(hands, leader, trick_cards, n, pts, stren, order, above, rules, 
     the search makes its own in its layout, see :func:`to_layout`).
     """
     work = to_layout(hands, trick_cards, n, pts, stren, ctx)
+    _bind_owners(work, ctx)
     lp, ls, lo, la = ctx[14], ctx[15], ctx[16], ctx[17]
     upper = points_left(work, leader, n, lp, rules, ctx)
     _seed_root_lead(work, leader, n, lp, ls, la, rules, ctx)
@@ -1532,6 +1567,7 @@ def _exact(work, leader, n, upper, lp, ls, lo, la, rules, ctx, method, guess):
 def reaches(hands, leader, trick_cards, n, target, pts, stren, order, above, rules, ctx):
     """Null-window probe: do N-S take at least ``target`` from this position on?"""
     work = to_layout(hands, trick_cards, n, pts, stren, ctx)
+    _bind_owners(work, ctx)
     lp, ls, lo, la = ctx[14], ctx[15], ctx[16], ctx[17]
     if target <= 0:
         return True
