@@ -578,3 +578,34 @@ def test_dominance_off_vs_on():
             leader = int(rng.integers(4))
             assert (on.solve(hands, kind, leader, rs).ns_points
                     == off.solve(hands, kind, leader, rs).ns_points), (rs_name, kind, hands)
+
+
+def test_one_generation_across_deals_stays_exact():
+    """The endgame cache keys a position on its live cards, sound only while no card
+    changes hands within a generation: exact values of different deals asked in one
+    generation (no ``new_search`` between them) must equal fresh solves. Without
+    ``_bind_owners`` starting a new generation, positions of the second deal hit the
+    first deal's entries (same live cards, other holders) and values go wrong."""
+    from bazarsim.solver.search import M_FULL, exact_value, new_context, new_search
+
+    pts, stren, order, above, rules = play_tables(rule_tables(get_ruleset("bazar")), 0)
+    rng = np.random.default_rng(97)
+    shared = new_context()
+    new_search(shared)
+    no_trick = np.zeros(4, np.int64)
+    for _ in range(20):
+        hands = random_position(rng, 8).astype(np.int64)
+        leader = int(rng.integers(4))
+        got = exact_value(hands, leader, no_trick, 0, pts, stren, order, above, rules, shared,
+                          M_FULL, -1)
+        fresh = new_context()
+        new_search(fresh)
+        want = exact_value(hands, leader, no_trick, 0, pts, stren, order, above, rules, fresh,
+                           M_FULL, -1)
+        assert got == want
+        # a position of the same deal keeps the generation (and its entries)
+        gen = int(shared[6][0])
+        fewer = hands & (hands - 1)  # each hand without its lowest card: the same holders
+        exact_value(fewer, (leader + 1) % 4, no_trick, 0, pts, stren, order, above, rules,
+                    shared, M_FULL, -1)
+        assert int(shared[6][0]) == gen
