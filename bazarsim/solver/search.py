@@ -223,7 +223,7 @@ def _new_context(tt_bits, opts):
     lay_order = np.zeros((4, 8), np.int64)
     lay_above = np.zeros((4, 9), np.int64)
     # bounds on the two-trick endgames' values (``O_ENDCACHE``): the key (live cards,
-    # leader, generation: see ``_e2_key``) and the lower and upper bounds packed in one word
+    # leader, generation: see alphabeta) and the lower and upper bounds packed in one int32
     e2_key = np.zeros(_E2_SIZE, np.int64)
     e2_val = np.zeros(_E2_SIZE, np.int32)
     return (
