@@ -586,7 +586,7 @@ def test_one_generation_across_deals_stays_exact():
     generation (no ``new_search`` between them) must equal fresh solves. Without
     ``_bind_owners`` starting a new generation, positions of the second deal hit the
     first deal's entries (same live cards, other holders) and values go wrong."""
-    from bazarsim.solver.search import M_FULL, exact_value, new_context, new_search
+    from bazarsim.solver.search import M_FULL, S_GEN, exact_value, new_context, new_search
 
     pts, stren, order, above, rules = play_tables(rule_tables(get_ruleset("bazar")), 0)
     rng = np.random.default_rng(97)
@@ -604,8 +604,8 @@ def test_one_generation_across_deals_stays_exact():
                            M_FULL, -1)
         assert got == want
         # a position of the same deal keeps the generation (and its entries)
-        gen = int(shared[6][0])
+        gen = int(shared[6][S_GEN])
         fewer = hands & (hands - 1)  # each hand without its lowest card: the same holders
         exact_value(fewer, (leader + 1) % 4, no_trick, 0, pts, stren, order, above, rules,
                     shared, M_FULL, -1)
-        assert int(shared[6][0]) == gen
+        assert int(shared[6][S_GEN]) == gen

@@ -1451,8 +1451,8 @@ def new_search(ctx):
     if stats[S_GEN] >= _GEN_LIMIT:
         # once in 2^29 searches: start the generations again on empty tables
         stats[S_GEN] = 1
-        ctx[2][:] = 0
-        ctx[18][:] = 0
+        ctx[2][:] = 0  # the table's tags
+        ctx[18][:] = 0  # the endgame cache's keys
     stats[S_ROOT] = -1
     ctx[7][:_KILLERS] = 0
     ctx[7][_KILLERS:] = -1
