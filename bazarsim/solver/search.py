@@ -39,7 +39,7 @@ Enhancements, each switchable through ``opts`` so that tests compare "all off" w
   above the history score. The context is the ply, the suit led (none when leading), the
   card of the trick holding it so far and the seat to play: a card that refuted one trick
   seldom refutes a trick led in another suit or held by another side (measured against
-  killers per ply alone: nodes -15 to -18 % on full deals, seeds 21/22/23/7).
+  killers per ply alone: nodes -15 to -18 % on full deals, seeds 21/22/23/7/11).
 * ``O_ENDGAME``: a trick boundary with two cards in each hand is solved in place by
   :func:`two_tricks` (at most 16 lines, the last trick forced) instead of 4 + 1 frames,
   after only the ``O_BOUNDS`` check: there the sure and quick tricks cost more than they
