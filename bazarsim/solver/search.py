@@ -40,6 +40,13 @@ Enhancements, each switchable through ``opts`` so that tests compare "all off" w
   card of the trick holding it so far and the seat to play: a card that refuted one trick
   seldom refutes a trick led in another suit or held by another side (measured against
   killers per ply alone: nodes -15 to -18 % on full deals, seeds 21/22/23/7/11).
+* ``O_HINTS``: the best move of a node that did not fail low is kept as a hint, keyed
+  on the hand to play, the cards of the trick so far and the generation (one word per
+  slot, ``2^_HINT_BITS`` slots, a hash), and searched first at any later node where the
+  same hand faces the same trick (and, when leading, the table has no move): the
+  positions differ only in the other hands, and the same reply or lead usually refutes
+  them again. Measured against the same search without hints, 600 full-deal solves
+  (seeds 21/22/23/7/11) interleaved in one process: nodes -20 %, time -16 to -17 %.
 * ``O_ENDGAME``: a trick boundary with two cards in each hand is solved in place by
   :func:`two_tricks` (at most 16 lines, the last trick forced) instead of 4 + 1 frames,
   after only the ``O_BOUNDS`` check: there the sure and quick tricks cost more than they
@@ -130,9 +137,10 @@ O_DOMINANCE = 1024
 O_PVS = 2048
 O_ROOTLOOK = 4096
 O_ENDCACHE = 8192
+O_HINTS = 16384
 O_ALL = (
     O_TT | O_BOUNDS | O_EQUIV | O_ORDER | O_HISTORY | O_LEADTOP | O_KILLER | O_ENDGAME | O_SURE
-    | O_QUICK | O_DOMINANCE | O_PVS | O_ROOTLOOK | O_ENDCACHE
+    | O_QUICK | O_DOMINANCE | O_PVS | O_ROOTLOOK | O_ENDCACHE | O_HINTS
 )
 OPTION_NAMES = {
     "tt": O_TT,
@@ -149,6 +157,7 @@ OPTION_NAMES = {
     "pvs": O_PVS,
     "rootlook": O_ROOTLOOK,
     "endcache": O_ENDCACHE,
+    "hints": O_HINTS,
 }
 
 # Drivers of the exact value.
@@ -190,6 +199,9 @@ _NO_CARD = -1
 # hist[:128] history per seat and card, then two killer cards per context (_killer_slot)
 _KILLERS = 128
 _KILLER_CONTEXTS = 40 * 5 * 4 * 4  # plies, suit led (or none), trick's holder, seat
+# then the best-move hints (``O_HINTS``), one word each: see _hint_hash
+_HINTS = _KILLERS + 2 * _KILLER_CONTEXTS
+_HINT_BITS = 13
 
 
 def new_context(tt_bits: int = DEFAULT_TT_BITS, opts: int = O_ALL):
@@ -210,8 +222,8 @@ def _new_context(tt_bits, opts):
     stats[S_OPTS] = opts
     stats[S_MASK] = size - 1
     stats[S_ROOT] = -1
-    hist = np.zeros(_KILLERS + 2 * _KILLER_CONTEXTS, np.int64)
-    hist[_KILLERS:] = -1
+    hist = np.zeros(_HINTS + (1 << _HINT_BITS), np.int64)
+    hist[_KILLERS:_HINTS] = -1
     # Flat per-trick / per-ply buffers, indexed with offsets: row views would cost an
     # atomic reference-count update each.
     tricks = np.zeros(10 * 4, np.int64)
@@ -971,6 +983,17 @@ def _note_cutoff(hist, opts, p, c, kslot, left):
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
+def _hint_hash(hands, p, tricks, toff, nn, gen):
+    """The hint key of seat ``p`` to play card ``nn`` of a trick (``O_HINTS``): a hash of
+    its hand, the trick's cards so far and the generation. The slot is ``hist[_HINTS +
+    (h >> 49 & mask)]``; it holds ``h`` with the hinted card in its five low bits."""
+    tm = np.int64(0)
+    for i in range(nn):
+        tm |= np.int64(1) << (tricks[toff + i] & 31)
+    return ((hands[p] | (tm << 32)) ^ (gen * _C2)) * _C1
+
+
+@nb.njit(cache=True, _nrt=False, inline="always")
 def _hash(a, b, leader):
     """Mix a position's two key words and its leader (the table and the endgame cache)."""
     x = a * _C1 + b * _C2 + leader
@@ -1235,6 +1258,11 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
                 hands, p, legal, tricks, toff, nn, led, widx, wkey, hi_ns, hi_ew, pts, stren,
                 rules, opts, moves, mo, eq,
             )
+            if nm > 1 and tt_move == _NO_CARD and opts & O_HINTS:
+                hh = _hint_hash(hands, p, tricks, toff, nn, stats[S_GEN])
+                hw = hist[_HINTS + ((hh >> 49) & ((1 << _HINT_BITS) - 1))]
+                if (hw ^ hh) & ~31 == 0:
+                    tt_move = hw & 31
             _order_moves(
                 moves, scores, mo, nm, p, nn, led, widx, wkey, hi_ew if (p & 1) == 0 else hi_ns,
                 tt_move, pts, stren, above, trump, hands, hist, opts, sp,
@@ -1372,6 +1400,19 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
             best = fr[sp * N_FRAME + _F_BEST]
             if nn == 0 and opts & O_TT:
                 _tt_store(fr, sp, best, ld, tt_a, tt_b, tt_tag, tt_lo, tt_hi, tt_mv, stats)
+            if opts & O_HINTS and fr[sp * N_FRAME + _F_NM] > 1:
+                # the best move of a node that did not fail low (a cut-off, or the best
+                # of an open window): a hint for the same hand facing the same trick
+                p = (ld + nn) & 3
+                if (p & 1) == 0:
+                    low = best <= fr[sp * N_FRAME + _F_A0]
+                else:
+                    low = best >= fr[sp * N_FRAME + _F_B0]
+                if not low and fr[sp * N_FRAME + _F_BESTC] >= 0:
+                    hh = _hint_hash(hands, p, tricks, 4 * tn, nn, stats[S_GEN])
+                    hist[_HINTS + ((hh >> 49) & ((1 << _HINT_BITS) - 1))] = (
+                        (hh & ~31) | fr[sp * N_FRAME + _F_BESTC]
+                    )
             ret = best
             done = True
 
@@ -1476,7 +1517,7 @@ def new_search(ctx):
         ctx[18][:] = 0  # the endgame cache's keys
     stats[S_ROOT] = -1
     ctx[7][:_KILLERS] = 0
-    ctx[7][_KILLERS:] = -1
+    ctx[7][_KILLERS:_HINTS] = -1  # the hints' keys hold the generation
 
 
 @nb.njit(cache=True)
