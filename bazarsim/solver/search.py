@@ -41,12 +41,14 @@ Enhancements, each switchable through ``opts`` so that tests compare "all off" w
   seldom refutes a trick led in another suit or held by another side (measured against
   killers per ply alone: nodes -15 to -18 % on full deals, seeds 21/22/23/7/11).
 * ``O_HINTS``: the best move of a node that did not fail low is kept as a hint, keyed
-  on the hand to play, the cards of the trick so far and the generation (one word per
-  slot, ``2^_HINT_BITS`` slots, a hash), and searched first at any later node where the
-  same hand faces the same trick (and, when leading, the table has no move): the
-  positions differ only in the other hands, and the same reply or lead usually refutes
-  them again. Measured against the same search without hints, 600 full-deal solves
-  (seeds 21/22/23/7/11) interleaved in one process: nodes -20 %, time -16 to -17 %.
+  on the hand to play, the card holding the trick so far and the suit led (none when
+  leading) and the generation (one word per slot, ``2^_HINT_BITS`` slots, a hash), and
+  searched first at any later node where the same hand faces the same trick holder (and,
+  when leading, the table has no move): the positions differ only in the other hands
+  and the trick's other cards, and the same reply or lead usually refutes them again.
+  Measured on 600 full-deal solves (seeds 21/22/23/7/11): keyed on all the trick's
+  cards, nodes -20 % and time -16 to -17 % (interleaved in one process); keyed on the
+  holder and the suit led only, nodes a further -9 % (-26 % in all).
 * ``O_ENDGAME``: a trick boundary with two cards in each hand is solved in place by
   :func:`two_tricks` (at most 16 lines, the last trick forced) instead of 4 + 1 frames,
   after only the ``O_BOUNDS`` check: there the sure and quick tricks cost more than they
@@ -983,13 +985,14 @@ def _note_cutoff(hist, opts, p, c, kslot, left):
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
-def _hint_hash(hands, p, tricks, toff, nn, gen):
+def _hint_hash(hands, p, tricks, toff, nn, gen, widx):
     """The hint key of seat ``p`` to play card ``nn`` of a trick (``O_HINTS``): a hash of
-    its hand, the trick's cards so far and the generation. The slot is ``hist[_HINTS +
-    (h >> 49 & mask)]``; it holds ``h`` with the hinted card in its five low bits."""
+    its hand, the card holding the trick so far (index ``widx``), the suit led and the
+    generation. The slot is ``hist[_HINTS + (h >> 49 & mask)]``; it holds ``h`` with the
+    hinted card in its five low bits."""
     tm = np.int64(0)
-    for i in range(nn):
-        tm |= np.int64(1) << (tricks[toff + i] & 31)
+    if nn > 0:
+        tm = (tricks[toff + (widx & 3)] & 31) | (((tricks[toff] >> 3) & 3) << 5)
     return ((hands[p] | (tm << 32)) ^ (gen * _C2)) * _C1
 
 
@@ -1259,7 +1262,7 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
                 rules, opts, moves, mo, eq,
             )
             if nm > 1 and tt_move == _NO_CARD and opts & O_HINTS:
-                hh = _hint_hash(hands, p, tricks, toff, nn, stats[S_GEN])
+                hh = _hint_hash(hands, p, tricks, toff, nn, stats[S_GEN], widx)
                 hw = hist[_HINTS + ((hh >> 49) & ((1 << _HINT_BITS) - 1))]
                 if (hw ^ hh) & ~31 == 0:
                     tt_move = hw & 31
@@ -1402,14 +1405,16 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
                 _tt_store(fr, sp, best, ld, tt_a, tt_b, tt_tag, tt_lo, tt_hi, tt_mv, stats)
             if opts & O_HINTS and fr[sp * N_FRAME + _F_NM] > 1:
                 # the best move of a node that did not fail low (a cut-off, or the best
-                # of an open window): a hint for the same hand facing the same trick
+                # of an open window): a hint for the same hand facing the same holder
                 p = (ld + nn) & 3
                 if (p & 1) == 0:
                     low = best <= fr[sp * N_FRAME + _F_A0]
                 else:
                     low = best >= fr[sp * N_FRAME + _F_B0]
                 if not low and fr[sp * N_FRAME + _F_BESTC] >= 0:
-                    hh = _hint_hash(hands, p, tricks, 4 * tn, nn, stats[S_GEN])
+                    hh = _hint_hash(
+                        hands, p, tricks, 4 * tn, nn, stats[S_GEN], fr[sp * N_FRAME + _F_WIDX]
+                    )
                     hist[_HINTS + ((hh >> 49) & ((1 << _HINT_BITS) - 1))] = (
                         (hh & ~31) | fr[sp * N_FRAME + _F_BESTC]
                     )
