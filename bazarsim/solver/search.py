@@ -988,12 +988,19 @@ def _note_cutoff(hist, opts, p, c, kslot, left):
 def _hint_hash(hands, p, tricks, toff, nn, gen, widx):
     """The hint key of seat ``p`` to play card ``nn`` of a trick (``O_HINTS``): a hash of
     its hand, the card holding the trick so far (index ``widx``), the suit led and the
-    generation. The slot is ``hist[_HINTS + (h >> 49 & mask)]``; it holds ``h`` with the
-    hinted card in its five low bits."""
+    generation. Its slot (:func:`_hint_slot`) holds ``h`` with the hinted card in its five
+    low bits."""
     tm = np.int64(0)
     if nn > 0:
         tm = (tricks[toff + (widx & 3)] & 31) | (((tricks[toff] >> 3) & 3) << 5)
     return ((hands[p] | (tm << 32)) ^ (gen * _C2)) * _C1
+
+
+@nb.njit(cache=True, _nrt=False, inline="always")
+def _hint_slot(h):
+    """Where the hint of key ``h`` (:func:`_hint_hash`) is kept in ``hist``: high bits of
+    the product, which depend on every bit of the key."""
+    return _HINTS + ((h >> 49) & ((1 << _HINT_BITS) - 1))
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
@@ -1263,7 +1270,7 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
             )
             if nm > 1 and tt_move == _NO_CARD and opts & O_HINTS:
                 hh = _hint_hash(hands, p, tricks, toff, nn, stats[S_GEN], widx)
-                hw = hist[_HINTS + ((hh >> 49) & ((1 << _HINT_BITS) - 1))]
+                hw = hist[_hint_slot(hh)]
                 if (hw ^ hh) & ~31 == 0:
                     tt_move = hw & 31
             _order_moves(
@@ -1415,9 +1422,7 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
                     hh = _hint_hash(
                         hands, p, tricks, 4 * tn, nn, stats[S_GEN], fr[sp * N_FRAME + _F_WIDX]
                     )
-                    hist[_HINTS + ((hh >> 49) & ((1 << _HINT_BITS) - 1))] = (
-                        (hh & ~31) | fr[sp * N_FRAME + _F_BESTC]
-                    )
+                    hist[_hint_slot(hh)] = (hh & ~31) | fr[sp * N_FRAME + _F_BESTC]
             ret = best
             done = True
 
