@@ -242,7 +242,7 @@ def test_mid_size_all_optimisations_off_vs_on():
 @pytest.mark.parametrize(
     "opt",
     ["tt", "bounds", "equiv", "order", "history", "leadtop", "killer", "endgame", "sure", "quick",
-     "dominance", "pvs", "rootlook", "hints"],
+     "dominance", "pvs", "rootlook", "hints", "endgame3"],
 )
 def test_each_optimisation_alone_agrees(opt):
     from bazarsim.solver import OPTION_NAMES

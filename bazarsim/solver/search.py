@@ -140,9 +140,10 @@ O_PVS = 2048
 O_ROOTLOOK = 4096
 O_ENDCACHE = 8192
 O_HINTS = 16384
+O_ENDGAME3 = 32768
 O_ALL = (
     O_TT | O_BOUNDS | O_EQUIV | O_ORDER | O_HISTORY | O_LEADTOP | O_KILLER | O_ENDGAME | O_SURE
-    | O_QUICK | O_DOMINANCE | O_PVS | O_ROOTLOOK | O_ENDCACHE | O_HINTS
+    | O_QUICK | O_DOMINANCE | O_PVS | O_ROOTLOOK | O_ENDCACHE | O_HINTS | O_ENDGAME3
 )
 OPTION_NAMES = {
     "tt": O_TT,
@@ -160,6 +161,7 @@ OPTION_NAMES = {
     "rootlook": O_ROOTLOOK,
     "endcache": O_ENDCACHE,
     "hints": O_HINTS,
+    "endgame3": O_ENDGAME3,
 }
 
 # Drivers of the exact value.
@@ -593,6 +595,32 @@ def two_tricks(hands, ld, alpha, beta, pts, stren, above, rules):
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
+def _endgame2(hands, ld, al, be, rem, gen, opts, e2_key, e2_val, pts, stren, above, rules):
+    """:func:`two_tricks` behind the two-trick endgame cache (``O_ENDCACHE``): 6 in 10 of
+    these endgames recur within a search, so bounds on their values are kept, as the table
+    does. ``rem``: every point left."""
+    if opts & O_ENDCACHE == 0:
+        return two_tricks(hands, ld, al, be, pts, stren, above, rules)
+    live = hands[0] | hands[1] | hands[2] | hands[3]
+    k2 = live | (ld << 32) | (gen << 34)
+    j = (_hash(live, 0, ld) >> 40) & (_E2_SIZE - 1)
+    lo2 = np.int64(0)
+    hi2 = rem
+    if e2_key[j] == k2:
+        lo2 = np.int64(e2_val[j] & 0xFFFF)
+        hi2 = np.int64(e2_val[j] >> 16)
+    ret = _bounds_decide(lo2, hi2, al, be)
+    if ret < 0:
+        a2 = max(al, lo2)
+        b2 = min(be, hi2)
+        ret = two_tricks(hands, ld, a2, b2, pts, stren, above, rules)
+        lo2, hi2 = _bounds_tighten(lo2, hi2, ret, a2, b2)
+        e2_key[j] = k2
+        e2_val[j] = lo2 | (hi2 << 16)
+    return ret
+
+
+@nb.njit(cache=True, _nrt=False, inline="always")
 def _next_live(c, step, live):
     """The next live card of ``c``'s suit above (``step`` 1) or below (-1) ``c``, or -1."""
     if step > 0:
@@ -965,6 +993,130 @@ def _lead_value(hands, ld, c0, pts, stren, above, rules):
     return v1
 
 
+@nb.njit(cache=True, _nrt=False)
+def three_tricks(
+    hands, ld, alpha, beta, first, gen, opts, e2_key, e2_val, pts, stren, above, rules
+):
+    """Fail-soft N-S points of the last three tricks (three cards in every hand, ``ld``
+    leads), the best lead, and the nodes the search would have entered (a card played).
+
+    Nested loops over the first trick's legal cards, as :func:`two_tricks`, each line
+    valued by the two-trick endgame; the lead ``first`` (if held) first. No pruning or
+    ordering beyond that: pruning and ordering these small nodes as the search does cut
+    nodes but cost more time than they save (measured). ``hands`` is changed and restored.
+    """
+    trump = rules[R_TRUMP]
+    tb = rules[R_TRICK_BONUS]
+    lb = rules[R_LAST_BONUS]
+    s0 = ld
+    s1 = (ld + 1) & 3
+    s2 = (ld + 2) & 3
+    s3 = (ld + 3) & 3
+    hp = mask_points(hands[0] | hands[1] | hands[2] | hands[3], pts)
+    mx0 = (ld & 1) == 0  # levels 0 and 2 maximise iff the leader is N or S
+    inf = np.int64(1 << 30)
+    v0 = np.int64(-1) if mx0 else inf
+    a0 = alpha
+    b0 = beta
+    m0 = hands[s0]
+    if first < 0 or (m0 >> (first & 31)) & 1 == 0:
+        first = _lowest_card(m0)
+    bestc = first
+    cnt = 0  # the nodes the search would have entered: one a card played
+    c0 = first
+    while m0 != 0:
+        m0 ^= np.int64(1) << c0
+        hands[s0] ^= np.int64(1) << c0
+        cnt += 1
+        led = c0 >> 3
+        k0, w0, bl0, bt0 = add_to_summary(c0, 0, led, trump, stren, -1, 0, -1, -1)
+        a1 = a0
+        b1 = b0
+        v1 = inf if mx0 else np.int64(-1)
+        m1 = legal_given(hands[s1], 1, led, w0, bl0, bt0, trump, above, rules)
+        while m1 != 0:
+            c1 = _lowest_card(m1)
+            m1 &= m1 - 1
+            hands[s1] ^= np.int64(1) << c1
+            cnt += 1
+            k1, w1, bl1, bt1 = add_to_summary(c1, 1, led, trump, stren, k0, w0, bl0, bt0)
+            a2 = a1
+            b2 = b1
+            v2 = np.int64(-1) if mx0 else inf
+            m2 = legal_given(hands[s2], 2, led, w1, bl1, bt1, trump, above, rules)
+            while m2 != 0:
+                c2 = _lowest_card(m2)
+                m2 &= m2 - 1
+                hands[s2] ^= np.int64(1) << c2
+                cnt += 1
+                k2, w2, bl2, bt2 = add_to_summary(c2, 2, led, trump, stren, k1, w1, bl1, bt1)
+                a3 = a2
+                b3 = b2
+                v3 = inf if mx0 else np.int64(-1)
+                m3 = legal_given(hands[s3], 3, led, w2, bl2, bt2, trump, above, rules)
+                while m3 != 0:
+                    c3 = _lowest_card(m3)
+                    m3 &= m3 - 1
+                    hands[s3] ^= np.int64(1) << c3
+                    cnt += 1
+                    w = w2
+                    if card_key(c3, led, trump, stren) > k2:
+                        w = 3
+                    w = (ld + w) & 3
+                    tp = pts[c0] + pts[c1] + pts[c2] + pts[c3]
+                    ns = np.int64(0)
+                    if (w & 1) == 0:
+                        ns = tp + tb
+                    rem = hp - tp + 2 * tb + lb
+                    v = ns + _endgame2(
+                        hands, w, a3 - ns, b3 - ns, rem, gen, opts, e2_key, e2_val, pts, stren,
+                        above, rules,
+                    )
+                    hands[s3] ^= np.int64(1) << c3
+                    if mx0:  # level 3 minimises
+                        v3 = min(v3, v)
+                        b3 = min(b3, v)
+                    else:
+                        v3 = max(v3, v)
+                        a3 = max(a3, v)
+                    if a3 >= b3:
+                        break
+                hands[s2] ^= np.int64(1) << c2
+                if mx0:
+                    v2 = max(v2, v3)
+                    a2 = max(a2, v3)
+                else:
+                    v2 = min(v2, v3)
+                    b2 = min(b2, v3)
+                if a2 >= b2:
+                    break
+            hands[s1] ^= np.int64(1) << c1
+            if mx0:
+                v1 = min(v1, v2)
+                b1 = min(b1, v2)
+            else:
+                v1 = max(v1, v2)
+                a1 = max(a1, v2)
+            if a1 >= b1:
+                break
+        hands[s0] ^= np.int64(1) << c0
+        if mx0:
+            if v1 > v0:
+                v0 = v1
+                bestc = c0
+            a0 = max(a0, v1)
+        else:
+            if v1 < v0:
+                v0 = v1
+                bestc = c0
+            b0 = min(b0, v1)
+        if a0 >= b0:
+            break
+        if m0 != 0:
+            c0 = _lowest_card(m0)
+    return v0, bestc, cnt
+
+
 @nb.njit(cache=True, _nrt=False, inline="always")
 def _killer_slot(ply, led, widx, p):
     """Where the two killer cards of a node's context are kept in ``hist`` (``O_KILLER``):
@@ -1157,27 +1309,10 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
                 ret = _boundary_cut(hands, ld, rem, al, be, pts, rules, opts & O_BOUNDS)
                 done = ret >= 0
                 if not done and left == 2 and opts & O_ENDGAME:
-                    if opts & O_ENDCACHE:
-                        # 6 in 10 of these endgames recur within a search: keep bounds
-                        # on their values, as the table does
-                        live = hands[0] | hands[1] | hands[2] | hands[3]
-                        k2 = live | (ld << 32) | (stats[S_GEN] << 34)
-                        j = (_hash(live, 0, ld) >> 40) & (_E2_SIZE - 1)
-                        lo2 = np.int64(0)
-                        hi2 = rem
-                        if e2_key[j] == k2:
-                            lo2 = np.int64(e2_val[j] & 0xFFFF)
-                            hi2 = np.int64(e2_val[j] >> 16)
-                        ret = _bounds_decide(lo2, hi2, al, be)
-                        if ret < 0:
-                            a2 = max(al, lo2)
-                            b2 = min(be, hi2)
-                            ret = two_tricks(hands, ld, a2, b2, pts, stren, above, rules)
-                            lo2, hi2 = _bounds_tighten(lo2, hi2, ret, a2, b2)
-                            e2_key[j] = k2
-                            e2_val[j] = lo2 | (hi2 << 16)
-                    else:
-                        ret = two_tricks(hands, ld, al, be, pts, stren, above, rules)
+                    ret = _endgame2(
+                        hands, ld, al, be, rem, stats[S_GEN], opts, e2_key, e2_val, pts, stren,
+                        above, rules,
+                    )
                     done = True
                 if not done and opts & O_TT:
                     h0 = hands[0]
@@ -1240,6 +1375,22 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
                 if not done:
                     ret = _boundary_cut(hands, ld, rem, al, be, pts, rules, opts & ~O_BOUNDS)
                     done = ret >= 0
+                if not done and left == 3 and opts & O_ENDGAME3 and sp > 0:
+                    # the last three tricks in nested loops, kept in the table as a node's
+                    ret, c0, n3 = three_tricks(
+                        hands, ld, al, be, tt_move, stats[S_GEN], opts, e2_key, e2_val, pts,
+                        stren, above, rules,
+                    )
+                    fr[sp * N_FRAME + _F_A0] = al
+                    fr[sp * N_FRAME + _F_B0] = be
+                    fr[sp * N_FRAME + _F_SLOT] = slot
+                    fr[sp * N_FRAME + _F_BESTC] = c0
+                    nodes += n3
+                    if opts & O_TT:
+                        _tt_store(
+                            fr, sp, ret, ld, tt_a, tt_b, tt_tag, tt_lo, tt_hi, tt_mv, stats
+                        )
+                    done = True
         if not done:
             fr[sp * N_FRAME + _F_ALPHA] = al
             fr[sp * N_FRAME + _F_BETA] = be
