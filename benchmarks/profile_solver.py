@@ -27,7 +27,8 @@ import tempfile
 from pathlib import Path
 
 SOLVER = Path(__file__).resolve().parent.parent / "bazarsim" / "solver"
-KERNEL = "alphabeta"
+# the search kernel and the functions it calls without inlining them
+KERNELS = ("alphabeta", "three_tricks")
 
 
 def _child(out: Path, seeds: list[int], reps: int) -> None:
@@ -48,7 +49,7 @@ def _child(out: Path, seeds: list[int], reps: int) -> None:
     addrs = {}
     for line in names.splitlines():
         parts = line.split()
-        if len(parts) == 4 and parts[2] in "TtWw" and KERNEL in parts[3]:
+        if len(parts) == 4 and parts[2] in "TtWw" and any(k in parts[3] for k in KERNELS):
             addrs[parts[3]] = [int(parts[0], 16), int(parts[1], 16),
                                lib.get_pointer_to_function(parts[3])]
     (out / "symbols.json").write_text(json.dumps(addrs))
@@ -100,7 +101,7 @@ def _report(out: Path, top: int) -> None:
         sys.exit("no samples fell inside the kernel (is perf allowed to sample this process?)")
     mods = {name: (_functions(SOLVER / name), (SOLVER / name).read_text().splitlines())
             for name in ("search.py", "play.py")}
-    print(f"{len(ips)} samples, {inside} in {KERNEL} ({inside / len(ips):.0%})\n")
+    print(f"{len(ips)} samples, {inside} in {', '.join(KERNELS)} ({inside / len(ips):.0%})\n")
     by_fn: collections.Counter[str] = collections.Counter()
     for line, n in lines.items():
         by_fn[_where(line, mods)] += n

@@ -480,6 +480,15 @@ def _pick(j, r0, r1, r2, r3):
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
+def _fold(mx, v, a, b, child):
+    """A child's value folded into a level's fail-soft value ``v`` and window ``(a, b)``;
+    ``mx``: the level maximises (N-S to play)."""
+    if mx:
+        return max(v, child), max(a, child), b
+    return min(v, child), a, min(b, child)
+
+
+@nb.njit(cache=True, _nrt=False, inline="always")
 def _two_lines(hands, ld, c0, c1, c2, c3, w, pts, stren, trump, tb, lb):
     """N-S points of a first trick ``c0..c3`` won by seat ``w`` plus the forced last one."""
     v = np.int64(0)
@@ -559,36 +568,16 @@ def two_tricks(hands, ld, alpha, beta, pts, stren, above, rules):
                         w = 3
                     w = (ld + w) & 3
                     v = _two_lines(hands, ld, c0, c1, c2, c3, w, pts, stren, trump, tb, lb)
-                    if mx0:  # level 3 minimises
-                        v3 = min(v3, v)
-                        b3 = min(b3, v)
-                    else:
-                        v3 = max(v3, v)
-                        a3 = max(a3, v)
+                    v3, a3, b3 = _fold(not mx0, v3, a3, b3, v)
                     if a3 >= b3:
                         break
-                if mx0:
-                    v2 = max(v2, v3)
-                    a2 = max(a2, v3)
-                else:
-                    v2 = min(v2, v3)
-                    b2 = min(b2, v3)
+                v2, a2, b2 = _fold(mx0, v2, a2, b2, v3)
                 if a2 >= b2:
                     break
-            if mx0:
-                v1 = min(v1, v2)
-                b1 = min(b1, v2)
-            else:
-                v1 = max(v1, v2)
-                a1 = max(a1, v2)
+            v1, a1, b1 = _fold(not mx0, v1, a1, b1, v2)
             if a1 >= b1:
                 break
-        if mx0:
-            v0 = max(v0, v1)
-            a0 = max(a0, v1)
-        else:
-            v0 = min(v0, v1)
-            b0 = min(b0, v1)
+        v0, a0, b0 = _fold(mx0, v0, a0, b0, v1)
         if a0 >= b0:
             break
     return v0
@@ -995,38 +984,38 @@ def _lead_value(hands, ld, c0, pts, stren, above, rules):
 
 @nb.njit(cache=True, _nrt=False)
 def three_tricks(
-    hands, ld, alpha, beta, first, gen, opts, e2_key, e2_val, pts, stren, above, rules
+    hands, ld, alpha, beta, first, hp, gen, opts, e2_key, e2_val, pts, stren, above, rules
 ):
     """Fail-soft N-S points of the last three tricks (three cards in every hand, ``ld``
-    leads), the best lead, and the nodes the search would have entered (a card played).
+    leads, ``hp`` card points in the hands), the best lead, and the nodes the search would
+    have entered (a card played).
 
     Nested loops over the first trick's legal cards, as :func:`two_tricks`, each line
     valued by the two-trick endgame; the lead ``first`` (if held) first. No pruning or
     ordering beyond that: pruning and ordering these small nodes as the search does cut
-    nodes but cost more time than they save (measured). ``hands`` is changed and restored.
+    nodes but cost more time than they save (measured), and so did a killer card per
+    level. ``hands`` is changed and restored.
     """
     trump = rules[R_TRUMP]
     tb = rules[R_TRICK_BONUS]
     lb = rules[R_LAST_BONUS]
-    s0 = ld
     s1 = (ld + 1) & 3
     s2 = (ld + 2) & 3
     s3 = (ld + 3) & 3
-    hp = mask_points(hands[0] | hands[1] | hands[2] | hands[3], pts)
-    mx0 = (ld & 1) == 0  # levels 0 and 2 maximise iff the leader is N or S
+    mx0 = (ld & 1) == 0  # the leader and the third hand maximise iff N-S lead
     inf = np.int64(1 << 30)
     v0 = np.int64(-1) if mx0 else inf
     a0 = alpha
     b0 = beta
-    m0 = hands[s0]
+    m0 = hands[ld]
     if first < 0 or (m0 >> (first & 31)) & 1 == 0:
         first = _lowest_card(m0)
     bestc = first
-    cnt = 0  # the nodes the search would have entered: one a card played
+    cnt = 0
     c0 = first
     while m0 != 0:
         m0 ^= np.int64(1) << c0
-        hands[s0] ^= np.int64(1) << c0
+        hands[ld] ^= np.int64(1) << c0
         cnt += 1
         led = c0 >> 3
         k0, w0, bl0, bt0 = add_to_summary(c0, 0, led, trump, stren, -1, 0, -1, -1)
@@ -1068,53 +1057,33 @@ def three_tricks(
                     if (w & 1) == 0:
                         ns = tp + tb
                     rem = hp - tp + 2 * tb + lb
-                    v = ns + _endgame2(
+                    v = _endgame2(
                         hands, w, a3 - ns, b3 - ns, rem, gen, opts, e2_key, e2_val, pts, stren,
                         above, rules,
                     )
                     hands[s3] ^= np.int64(1) << c3
-                    if mx0:  # level 3 minimises
-                        v3 = min(v3, v)
-                        b3 = min(b3, v)
-                    else:
-                        v3 = max(v3, v)
-                        a3 = max(a3, v)
+                    v3, a3, b3 = _fold(not mx0, v3, a3, b3, v + ns)
                     if a3 >= b3:
                         break
                 hands[s2] ^= np.int64(1) << c2
-                if mx0:
-                    v2 = max(v2, v3)
-                    a2 = max(a2, v3)
-                else:
-                    v2 = min(v2, v3)
-                    b2 = min(b2, v3)
+                v2, a2, b2 = _fold(mx0, v2, a2, b2, v3)
                 if a2 >= b2:
                     break
             hands[s1] ^= np.int64(1) << c1
-            if mx0:
-                v1 = min(v1, v2)
-                b1 = min(b1, v2)
-            else:
-                v1 = max(v1, v2)
-                a1 = max(a1, v2)
+            v1, a1, b1 = _fold(not mx0, v1, a1, b1, v2)
             if a1 >= b1:
                 break
-        hands[s0] ^= np.int64(1) << c0
-        if mx0:
-            if v1 > v0:
-                v0 = v1
-                bestc = c0
-            a0 = max(a0, v1)
-        else:
-            if v1 < v0:
-                v0 = v1
-                bestc = c0
-            b0 = min(b0, v1)
+        hands[ld] ^= np.int64(1) << c0
+        if (v1 > v0) if mx0 else (v1 < v0):
+            bestc = c0
+        v0, a0, b0 = _fold(mx0, v0, a0, b0, v1)
         if a0 >= b0:
             break
         if m0 != 0:
             c0 = _lowest_card(m0)
     return v0, bestc, cnt
+
+
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
@@ -1191,6 +1160,103 @@ def _bounds_tighten(lo, hi, v, al, be):
     return v, v
 
 
+@nb.njit(cache=True, _nrt=False, inline="always")
+def _tt_key(hands, zc):
+    """The table's key of a trick-boundary position: the four hands with the live cards
+    of each suit's worthless bottom run (7-8-9, or every card when counting tricks) moved
+    down onto its weakest cards, in order, keeping their owners (an equivalent position)."""
+    h0 = hands[0]
+    h1 = hands[1]
+    h2 = hands[2]
+    h3 = hands[3]
+    for su in range(4):
+        zr = zc[10 * su + 9]
+        lz = (h0 | h1 | h2 | h3) & zr
+        if lz == zc[10 * su + popcount32(lz)]:
+            continue
+        # in the search layout the run is the suit's lowest bits: deal its live cards
+        # again from the suit's weakest card up, in order
+        n0 = h0 & zr
+        n1 = h1 & zr
+        n2 = h2 & zr
+        h0 ^= n0
+        h1 ^= n1
+        h2 ^= n2
+        h3 &= ~zr
+        dbit = np.int64(1) << (8 * su)
+        while lz != 0:
+            b = lz & -lz
+            lz ^= b
+            if n0 & b:
+                h0 |= dbit
+            elif n1 & b:
+                h1 |= dbit
+            elif n2 & b:
+                h2 |= dbit
+            else:
+                h3 |= dbit
+            dbit <<= 1
+    return h0 | (h1 << 32), h2 | (h3 << 32)
+
+
+@nb.njit(cache=True, _nrt=False, inline="always")
+def _tt_probe(hands, ld, al, be, root_move, tt):
+    """Look a trick-boundary position up in the table ``tt`` (its six arrays, stats and
+    ``zc``). Returns the value if an entry decides the window ``(al, be)`` (else -1), the
+    slot (-1: none), the key, the tag, the move to try first (``root_move`` when there is
+    no entry) and the window narrowed by the entry's bounds."""
+    tt_a, tt_b, tt_tag, tt_lo, tt_hi, tt_mv, stats, zc = tt
+    key_a, key_b = _tt_key(hands, zc)
+    tag = stats[S_GEN] * 4 + ld
+    idx = _tt_index(key_a, key_b, ld, stats[S_MASK])
+    slot = np.int64(-1)
+    for j in range(idx, idx + 2):
+        if tt_tag[j] == tag and tt_a[j] == key_a and tt_b[j] == key_b:
+            slot = j
+    ret = np.int64(-1)
+    tt_move = np.int64(root_move)
+    if slot >= 0:
+        lo = np.int64(tt_lo[slot])
+        hi = np.int64(tt_hi[slot])
+        tt_move = np.int64(tt_mv[slot])
+        ret = _bounds_decide(lo, hi, al, be)
+        if ret < 0:
+            al = max(al, lo)
+            be = min(be, hi)
+    return ret, slot, key_a, key_b, tag, tt_move, al, be
+
+
+@nb.njit(cache=True, _nrt=False, inline="always")
+def _tt_put(slot, key_a, key_b, tag, ld, rem, best, a0, b0, bestc, tt):
+    """Tighten (or create) the table entry of a trick-boundary position after a fail-soft
+    search in the window ``(a0, b0)`` returned ``best`` (best lead ``bestc``); ``slot``,
+    the key and the tag are :func:`_tt_probe`'s, ``rem`` every point left."""
+    tt_a, tt_b, tt_tag, tt_lo, tt_hi, tt_mv, stats, _zc = tt
+    if slot >= 0:
+        lo = np.int64(tt_lo[slot])
+        hi = np.int64(tt_hi[slot])
+    else:
+        lo = np.int64(0)
+        hi = rem
+        idx = _tt_index(key_a, key_b, ld, stats[S_MASK])
+        # Prefer a stale slot, else the one with fewer cards (cheaper to redo).
+        slot = idx
+        if tt_tag[idx] >> 2 != stats[S_GEN]:
+            slot = idx
+        elif tt_tag[idx + 1] >> 2 != stats[S_GEN]:
+            slot = idx + 1
+        elif popcount32(tt_a[idx + 1] & 0xFFFFFFFF) < popcount32(tt_a[idx] & 0xFFFFFFFF):
+            slot = idx + 1
+    lo, hi = _bounds_tighten(lo, hi, best, a0, b0)
+    slot &= 0x7FFFFFFF  # an index mask, see alphabeta
+    tt_a[slot] = key_a
+    tt_b[slot] = key_b
+    tt_tag[slot] = tag
+    tt_lo[slot] = lo
+    tt_hi[slot] = hi
+    tt_mv[slot] = bestc
+
+
 # Frame fields of the explicit search stack (one row per ply).
 _F_LEADER = 0
 _F_T = 1
@@ -1233,6 +1299,7 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
     tt_a, tt_b, tt_tag, tt_lo, tt_hi, tt_mv, stats, hist, tricks, moves, scores, fr = ctx[:12]
     eq, zc = ctx[12], ctx[13]
     e2_key, e2_val = ctx[18], ctx[19]
+    tt = (tt_a, tt_b, tt_tag, tt_lo, tt_hi, tt_mv, stats, zc)
     opts = stats[S_OPTS]
     for c in range(32):
         m = np.int64(0)
@@ -1314,82 +1381,29 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
                         above, rules,
                     )
                     done = True
+                key_a = np.int64(0)
+                key_b = np.int64(0)
+                tag = np.int64(0)
                 if not done and opts & O_TT:
-                    h0 = hands[0]
-                    h1 = hands[1]
-                    h2 = hands[2]
-                    h3 = hands[3]
-                    # Canonical key: the live cards of a suit's worthless bottom run
-                    # (7-8-9, or every card when counting tricks) moved down onto its
-                    # weakest cards, in order, keeping their owners: an equivalent position.
-                    for su in range(4):
-                        zr = zc[10 * su + 9]
-                        lz = (h0 | h1 | h2 | h3) & zr
-                        if lz == zc[10 * su + popcount32(lz)]:
-                            continue
-                        # in the search layout the run is the suit's lowest bits: deal its
-                        # live cards again from the suit's weakest card up, in order
-                        n0 = h0 & zr
-                        n1 = h1 & zr
-                        n2 = h2 & zr
-                        h0 ^= n0
-                        h1 ^= n1
-                        h2 ^= n2
-                        h3 &= ~zr
-                        dbit = np.int64(1) << (8 * su)
-                        while lz != 0:
-                            b = lz & -lz
-                            lz ^= b
-                            if n0 & b:
-                                h0 |= dbit
-                            elif n1 & b:
-                                h1 |= dbit
-                            elif n2 & b:
-                                h2 |= dbit
-                            else:
-                                h3 |= dbit
-                            dbit <<= 1
-                    key_a = h0 | (h1 << 32)
-                    key_b = h2 | (h3 << 32)
-                    tag = stats[S_GEN] * 4 + ld
+                    ret, slot, key_a, key_b, tag, tt_move, al, be = _tt_probe(
+                        hands, ld, al, be, stats[S_ROOT] if sp == 0 else _NO_CARD, tt
+                    )
+                    done = ret >= 0
                     fr[sp * N_FRAME + _F_KA] = key_a
                     fr[sp * N_FRAME + _F_KB] = key_b
                     fr[sp * N_FRAME + _F_TAG] = tag
-                    idx = _tt_index(key_a, key_b, ld, stats[S_MASK])
-                    for j in range(idx, idx + 2):
-                        if tt_tag[j] == tag and tt_a[j] == key_a and tt_b[j] == key_b:
-                            slot = j
-                    if slot < 0 and sp == 0:
-                        tt_move = stats[S_ROOT]  # the root look-ahead's choice
-                    if slot >= 0:
-                        lo = np.int64(tt_lo[slot])
-                        hi = np.int64(tt_hi[slot])
-                        tt_move = np.int64(tt_mv[slot])
-                        ret = _bounds_decide(lo, hi, al, be)
-                        done = ret >= 0
-                        if not done:
-                            if lo > al:
-                                al = lo
-                            if hi < be:
-                                be = hi
                 if not done:
                     ret = _boundary_cut(hands, ld, rem, al, be, pts, rules, opts & ~O_BOUNDS)
                     done = ret >= 0
                 if not done and left == 3 and opts & O_ENDGAME3 and sp > 0:
                     # the last three tricks in nested loops, kept in the table as a node's
-                    ret, c0, n3 = three_tricks(
-                        hands, ld, al, be, tt_move, stats[S_GEN], opts, e2_key, e2_val, pts,
+                    ret, c0, nx = three_tricks(
+                        hands, ld, al, be, tt_move, hp, stats[S_GEN], opts, e2_key, e2_val, pts,
                         stren, above, rules,
                     )
-                    fr[sp * N_FRAME + _F_A0] = al
-                    fr[sp * N_FRAME + _F_B0] = be
-                    fr[sp * N_FRAME + _F_SLOT] = slot
-                    fr[sp * N_FRAME + _F_BESTC] = c0
-                    nodes += n3
+                    nodes += nx
                     if opts & O_TT:
-                        _tt_store(
-                            fr, sp, ret, ld, tt_a, tt_b, tt_tag, tt_lo, tt_hi, tt_mv, stats
-                        )
+                        _tt_put(slot, key_a, key_b, tag, ld, rem, ret, al, be, c0, tt)
                     done = True
         if not done:
             fr[sp * N_FRAME + _F_ALPHA] = al
@@ -1560,7 +1574,12 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
             # all moves tried (or cut off): finish node sp
             best = fr[sp * N_FRAME + _F_BEST]
             if nn == 0 and opts & O_TT:
-                _tt_store(fr, sp, best, ld, tt_a, tt_b, tt_tag, tt_lo, tt_hi, tt_mv, stats)
+                _tt_put(
+                    fr[sp * N_FRAME + _F_SLOT], fr[sp * N_FRAME + _F_KA], fr[sp * N_FRAME + _F_KB],
+                    fr[sp * N_FRAME + _F_TAG], ld, fr[sp * N_FRAME + _F_REM], best,
+                    fr[sp * N_FRAME + _F_A0], fr[sp * N_FRAME + _F_B0], fr[sp * N_FRAME + _F_BESTC],
+                    tt,
+                )
             if opts & O_HINTS and fr[sp * N_FRAME + _F_NM] > 1:
                 # the best move of a node that did not fail low (a cut-off, or the best
                 # of an open window): a hint for the same hand facing the same holder
@@ -1576,37 +1595,6 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
                     hist[_hint_slot(hh)] = (hh & ~31) | fr[sp * N_FRAME + _F_BESTC]
             ret = best
             done = True
-
-
-@nb.njit(cache=True, _nrt=False, inline="always")
-def _tt_store(fr, sp, best, ld, tt_a, tt_b, tt_tag, tt_lo, tt_hi, tt_mv, stats):
-    """Tighten (or create) the table entry of the trick-boundary node ``sp``."""
-    slot = fr[sp * N_FRAME + _F_SLOT]
-    key_a = fr[sp * N_FRAME + _F_KA]
-    key_b = fr[sp * N_FRAME + _F_KB]
-    if slot >= 0:
-        lo = np.int64(tt_lo[slot])
-        hi = np.int64(tt_hi[slot])
-    else:
-        lo = np.int64(0)
-        hi = fr[sp * N_FRAME + _F_REM]
-        idx = _tt_index(key_a, key_b, ld, stats[S_MASK])
-        # Prefer a stale slot, else the one with fewer cards (cheaper to redo).
-        slot = idx
-        if tt_tag[idx] >> 2 != stats[S_GEN]:
-            slot = idx
-        elif tt_tag[idx + 1] >> 2 != stats[S_GEN]:
-            slot = idx + 1
-        elif popcount32(tt_a[idx + 1] & 0xFFFFFFFF) < popcount32(tt_a[idx] & 0xFFFFFFFF):
-            slot = idx + 1
-    lo, hi = _bounds_tighten(lo, hi, best, fr[sp * N_FRAME + _F_A0], fr[sp * N_FRAME + _F_B0])
-    slot &= 0x7FFFFFFF  # an index mask, see alphabeta
-    tt_a[slot] = key_a
-    tt_b[slot] = key_b
-    tt_tag[slot] = fr[sp * N_FRAME + _F_TAG]
-    tt_lo[slot] = lo
-    tt_hi[slot] = hi
-    tt_mv[slot] = fr[sp * N_FRAME + _F_BESTC]
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
