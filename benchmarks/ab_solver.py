@@ -8,12 +8,16 @@ East leads) with one and then the other, alternating which goes first, and keeps
 time per seed. On a shared, noisy machine the ratio of two versions measured this way is
 far steadier than two separate ``make bench`` runs. Values must agree (exit status 1 if
 not); nodes per solve are exact and show what a change does to the search itself.
-The first round also compiles both copies (about a minute each, not timed).
+The copies are kept under ``.ab_cache/`` (one folder per package content, with its Numba
+cache), so a later run on the same code compiles nothing; the first run on new code
+compiles its copy (several minutes on a 2-core machine, not timed). Delete the folder to
+free the space.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import importlib
 import shutil
 import subprocess
@@ -29,6 +33,7 @@ import numba
 from .bench_solver import deals
 
 ROOT = Path(__file__).resolve().parent.parent
+CACHE = ROOT / ".ab_cache"
 
 
 def _copy_revision(rev: str, dest: Path) -> None:
@@ -39,6 +44,34 @@ def _copy_revision(rev: str, dest: Path) -> None:
     with tempfile.TemporaryDirectory() as tmp, tarfile.open(fileobj=BytesIO(data)) as tar:
         tar.extractall(tmp, filter="data")
         shutil.copytree(Path(tmp) / "bazarsim", dest)
+
+
+def _base_id(rev: str) -> str:
+    """Git's id of the ``bazarsim`` tree at ``rev`` (its content, whatever the commit)."""
+    return subprocess.run(["git", "rev-parse", f"{rev}:bazarsim"], cwd=ROOT, check=True,
+                          capture_output=True, text=True).stdout.strip()[:16]
+
+
+def _work_id() -> str:
+    """A hash of the working tree's ``bazarsim`` sources."""
+    h = hashlib.sha1()
+    for f in sorted((ROOT / "bazarsim").rglob("*.py")):
+        h.update(str(f.relative_to(ROOT)).encode() + b"\0" + f.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def _kept_copy(name: str, ident: str, fill) -> Path:
+    """The folder holding package ``name`` for content ``ident``, made by ``fill(dest)``
+    on first use and kept (with its Numba cache) for later runs."""
+    home = CACHE / f"{name}-{ident}"
+    if not (home / name).is_dir():
+        shutil.rmtree(home, ignore_errors=True)
+        part = CACHE / f"{name}-{ident}.part"
+        shutil.rmtree(part, ignore_errors=True)
+        part.mkdir(parents=True)
+        fill(part / name)
+        part.rename(home)
+    return home
 
 
 def _run_set(solver, ds) -> tuple[float, int, int]:
@@ -63,12 +96,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--deals", type=int, default=16, help="deals per set")
     args = ap.parse_args(argv)
     numba.set_num_threads(1)
-    with tempfile.TemporaryDirectory() as tmp:
-        run = Path(tmp)
-        _copy_revision(args.base, run / "bz_base")
-        shutil.copytree(ROOT / "bazarsim", run / "bz_work",
-                        ignore=shutil.ignore_patterns("__pycache__"))
-        sys.path.insert(0, str(run))
+    homes = [
+        _kept_copy("bz_base", _base_id(args.base), lambda d: _copy_revision(args.base, d)),
+        _kept_copy("bz_work", _work_id(), lambda d: shutil.copytree(
+            ROOT / "bazarsim", d, ignore=shutil.ignore_patterns("__pycache__"))),
+    ]
+    sys.path[:0] = [str(h) for h in homes]
+    try:
         solvers = [importlib.import_module(f"{n}.solver").Solver() for n in ("bz_base", "bz_work")]
         sets = {s: deals(args.deals, seed=s) for s in args.seeds}
         for sv in solvers:  # compile, untimed
@@ -81,7 +115,9 @@ def main(argv: list[str] | None = None) -> int:
                     t, nodes, check = _run_set(solvers[i], sets[s])
                     best[i, s] = min(best.get((i, s), t), t)
                     result[i, s] = (nodes, check)
-        sys.path.remove(str(run))
+    finally:
+        for h in homes:
+            sys.path.remove(str(h))
     n = 6 * args.deals
     same = True
     print(f"base {args.base} vs working tree, {n} solves a seed, best of {args.rounds} rounds")
