@@ -5,8 +5,9 @@
 Needs ``perf`` and ``objdump`` (binutils); no hardware counters (``cpu-clock`` will do).
 The solver is compiled afresh with ``NUMBA_DEBUGINFO=1`` in a throw-away cache so that
 its object code (with DWARF line tables) can be taken from the process; ``perf record``
-samples a run of exact solves; each sampled address inside ``alphabeta`` is mapped to
-its source line through ``objdump -d -l``. Numba names inlined callees' lines after the
+samples a run of exact solves; each sampled address inside ``alphabeta`` or
+``three_tricks`` (compiled as a function of its own) is mapped to its source line through
+``objdump -d -l``. Numba names inlined callees' lines after the
 caller's file, so a line number is shown with the function it falls in in each solver
 module (``search.py`` and ``play.py``). Compilation takes a minute or two, not counted.
 """

@@ -1396,7 +1396,8 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
                     ret = _boundary_cut(hands, ld, rem, al, be, pts, rules, opts & ~O_BOUNDS)
                     done = ret >= 0
                 if not done and left == 3 and opts & O_ENDGAME3 and sp > 0:
-                    # the last three tricks in nested loops, kept in the table as a node's
+                    # the last three tricks in nested loops; their value and best lead go into
+                    # the table as a searched node's do
                     ret, c0, nx = three_tricks(
                         hands, ld, al, be, tt_move, hp, stats[S_GEN], opts, e2_key, e2_val, pts,
                         stren, above, rules,
