@@ -89,10 +89,12 @@ def _report(out: Path, top: int) -> None:
     table = _line_table(out / "kernel.o")
     starts = sorted(table)
     lines: collections.Counter[int] = collections.Counter()
+    per_symbol: collections.Counter[str] = collections.Counter()
     inside = 0
     for ip in (int(x, 16) for x in ips):
-        for value, size, address in symbols.values():
+        for sym, (value, size, address) in symbols.items():
             if address <= ip < address + size:
+                per_symbol[sym] += 1
                 off = value + ip - address
                 i = max(0, bisect.bisect_right(starts, off) - 1)
                 lines[table[starts[i]]] += 1
@@ -103,6 +105,10 @@ def _report(out: Path, top: int) -> None:
     mods = {name: (_functions(SOLVER / name), (SOLVER / name).read_text().splitlines())
             for name in ("search.py", "play.py")}
     print(f"{len(ips)} samples, {inside} in {', '.join(KERNELS)} ({inside / len(ips):.0%})\n")
+    print("share  compiled function (with what is inlined into it)")
+    for sym, n in per_symbol.most_common():
+        print(f"{n / inside:6.1%}  {next((k for k in KERNELS if k in sym), sym)}")
+    print()
     by_fn: collections.Counter[str] = collections.Counter()
     for line, n in lines.items():
         by_fn[_where(line, mods)] += n
