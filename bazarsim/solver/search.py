@@ -1128,6 +1128,21 @@ def _hint_slot(h):
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
+def _hint_get(hist, h):
+    """The card hinted under key ``h`` (:func:`_hint_hash`), or ``_NO_CARD``."""
+    hw = hist[_hint_slot(h)]
+    if (hw ^ h) & ~31 == 0:
+        return hw & 31
+    return np.int64(_NO_CARD)
+
+
+@nb.njit(cache=True, _nrt=False, inline="always")
+def _hint_put(hist, h, c):
+    """Keep card ``c`` as the hint under key ``h`` (:func:`_hint_hash`)."""
+    hist[_hint_slot(h)] = (h & ~31) | (c & 31)
+
+
+@nb.njit(cache=True, _nrt=False, inline="always")
 def _hash(a, b, leader):
     """Mix a position's two key words and its leader (the table and the endgame cache)."""
     x = a * _C1 + b * _C2 + leader
@@ -1405,16 +1420,14 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
                     if opts & O_HINTS:  # the lead to try first, when the table has none
                         hh = _hint_hash(hands, ld, tricks, toff, 0, stats[S_GEN], 0)
                         if tt_move == _NO_CARD:
-                            hw = hist[_hint_slot(hh)]
-                            if (hw ^ hh) & ~31 == 0:
-                                tt_move = hw & 31
+                            tt_move = _hint_get(hist, hh)
                     ret, c0, nx = three_tricks(
                         hands, ld, al, be, tt_move, hp, stats[S_GEN], opts, e2_key, e2_val, pts,
                         stren, above, rules,
                     )
                     nodes += nx
                     if opts & O_HINTS and ((ret > al) if (ld & 1) == 0 else (ret < be)):
-                        hist[_hint_slot(hh)] = (hh & ~31) | c0
+                        _hint_put(hist, hh, c0)
                     if opts & O_TT:
                         _tt_put(slot, key_a, key_b, tag, ld, rem, ret, al, be, c0, tt)
                     done = True
@@ -1448,9 +1461,7 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
             )
             if nm > 1 and tt_move == _NO_CARD and opts & O_HINTS:
                 hh = _hint_hash(hands, p, tricks, toff, nn, stats[S_GEN], widx)
-                hw = hist[_hint_slot(hh)]
-                if (hw ^ hh) & ~31 == 0:
-                    tt_move = hw & 31
+                tt_move = _hint_get(hist, hh)
             _order_moves(
                 moves, scores, mo, nm, p, nn, led, widx, wkey, hi_ew if (p & 1) == 0 else hi_ns,
                 tt_move, pts, stren, above, trump, hands, hist, opts, sp,
@@ -1475,6 +1486,20 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
                 hands[p] ^= np.int64(1) << c
                 hp += pts[c]
                 v = ret + fr[sp * N_FRAME + _F_NS]
+                if nn > 0 and fr[sp * N_FRAME + _F_NM] == 1:
+                    # one card to search (forced, or its cards all alike) and no table or
+                    # hint to keep: the node's value is that card's, so return it at once
+                    # (the same outcome as the general path below, with less bookkeeping)
+                    if (v >= fr[sp * N_FRAME + _F_BETA]) if (p & 1) == 0 else (
+                        v <= fr[sp * N_FRAME + _F_ALPHA]
+                    ):
+                        kslot = _killer_slot(
+                            sp, tricks[4 * (fr[sp * N_FRAME + _F_T] & 15)] >> 3,
+                            fr[sp * N_FRAME + _F_WIDX], p,
+                        )
+                        _note_cutoff(hist, opts, p, c, kslot, fr[sp * N_FRAME + _F_LEFT])
+                    ret = v
+                    continue
                 redo = False
                 if fr[sp * N_FRAME + _F_SCOUT] == 1:
                     # a scout that beats the window's bound: search that move again
@@ -1605,7 +1630,7 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
                     hh = _hint_hash(
                         hands, p, tricks, 4 * tn, nn, stats[S_GEN], fr[sp * N_FRAME + _F_WIDX]
                     )
-                    hist[_hint_slot(hh)] = (hh & ~31) | fr[sp * N_FRAME + _F_BESTC]
+                    _hint_put(hist, hh, fr[sp * N_FRAME + _F_BESTC])
             ret = best
             done = True
 
