@@ -75,7 +75,10 @@ Enhancements, each switchable through ``opts`` so that tests compare "all off" w
   suit (each follows suit, so nobody can trump). Trumps go first: each round of them
   takes a trump from every other hand holding one, so only hands with more trumps than
   the leader's top trumps limit the plain suits; nor does partner when the ruleset lets
-  it discard on its side's trick. Their points (and a trick bonus each
+  it discard on its side's trick. A top run at least as long as every other hand's
+  holding in its suit draws all their cards of it, and then the leader's small cards of
+  the suit win too (the same limits apply; nodes -0.4 to -1.1 % on full deals, seeds
+  21/22/23/7/11). Their points (and a trick bonus each
   when counting tricks), plus the cheapest cards each other hand must follow with (when
   points rise with strength), are a floor for the leader's side. So is a low lead to
   partner's master in a suit nobody can ruff, followed by partner's own cashing (the
@@ -406,6 +409,14 @@ def _quick_tricks(me, lho, pa, rho, trump, pts, tb, lb, mono, pfree):
         if others != 0:
             top &= _stronger_than(_highest_card(others))  # the top run of live cards
         n_top = popcount32(top)
+        if n_top > 0 and top != me & smask:
+            # a long suit: once the top run has drawn every other hand's cards of the
+            # suit, the leader's small cards of it win too
+            if n_top >= max(
+                popcount32(lho & smask), popcount32(pa & smask), popcount32(rho & smask)
+            ):
+                top = me & smask
+                n_top = popcount32(top)
         if trump >= 0 and s != trump:
             top, n_top = _ruff_limit(top, n_top, lho, smask, tmask, drawn)
             if not pfree:
