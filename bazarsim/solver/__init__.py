@@ -36,6 +36,7 @@ from .search import (
     new_context,
     new_search,
     reaches,
+    solve_deal,
 )
 
 __all__ = [
@@ -106,7 +107,10 @@ class Solver:
         self.opts = opts
 
     # ------------------------------------------------------------------ set-up
-    def _prepare(self, deal, contract, leader, ruleset, count_tricks=False):
+    def _prepare(self, deal, contract, leader, ruleset, count_tricks=False, fresh=True):
+        """Ruleset, kind, hands and leader (East and West renamed when play runs
+        counter-clockwise) and the contract's tables; ``fresh``: start a new table
+        generation here (``solve`` lets its kernel do it)."""
         rs = get_ruleset(ruleset) if not isinstance(ruleset, Ruleset) else ruleset
         kind = rs.check_kind(_kind(contract))
         hands = _as_hands(deal)
@@ -116,7 +120,8 @@ class Solver:
             hands = hands[[0, 3, 2, 1]].copy()
             lead = (4 - lead) % 4
         tabs = _play_tables(rs, kind, count_tricks)
-        new_search(self.ctx)
+        if fresh:
+            new_search(self.ctx)
         return rs, kind, hands, lead, ccw, tabs
 
     def _nodes(self) -> int:
@@ -137,12 +142,13 @@ class Solver:
     # ------------------------------------------------------------------ queries
     def solve(self, deal, contract, leader, ruleset="bazar") -> Solution:
         """Exact points of both sides, last trick's bonus included."""
-        _rs, kind, hands, lead, _ccw, tabs = self._prepare(deal, contract, leader, ruleset)
+        _rs, kind, hands, lead, _ccw, tabs = self._prepare(
+            deal, contract, leader, ruleset, fresh=False
+        )
         start = self._nodes()
-        ns = self._value(hands, lead, [], tabs)
-        total = _total(hands, tabs)
-        return Solution(KIND_NAMES[kind], SEATS[_seat(leader)], ns, total - ns, total,
-                        self._nodes() - start)
+        ns, total = solve_deal(hands, lead, *tabs, self.ctx, self.method)
+        return Solution(KIND_NAMES[kind], SEATS[_seat(leader)], int(ns), int(total - ns),
+                        int(total), self._nodes() - start)
 
     def can_reach(self, deal, contract, leader, side, target, ruleset="bazar") -> bool:
         """Can ``side`` (NS / EW) take at least ``target`` points? One null-window probe."""

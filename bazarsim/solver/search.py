@@ -1770,6 +1770,17 @@ def exact_value(hands, leader, trick_cards, n, pts, stren, order, above, rules, 
     return v
 
 
+@nb.njit(cache=True)
+def solve_deal(hands, leader, pts, stren, order, above, rules, ctx, method):
+    """Exact N-S points of a position at a trick boundary in a new table generation, and
+    every point left: :func:`new_search`, :func:`exact_value` and the total in one call
+    (the Python API's ``solve``; each call from Python costs a few microseconds)."""
+    new_search(ctx)
+    cards = np.zeros(4, np.int64)
+    v = exact_value(hands, leader, cards, 0, pts, stren, order, above, rules, ctx, method, -1)
+    return v, points_left(hands, leader, 0, pts, rules, ctx)
+
+
 # ``O_ROOTLOOK`` acts from this many cards a hand (smaller searches gain nothing from it)
 ROOTLOOK_MIN_CARDS = 5
 
