@@ -35,6 +35,7 @@ from .search import (
     exact_value,
     new_context,
     new_search,
+    reach_deal,
     reaches,
     solve_deal,
 )
@@ -110,7 +111,8 @@ class Solver:
     def _prepare(self, deal, contract, leader, ruleset, count_tricks=False, fresh=True):
         """Ruleset, kind, hands and leader (East and West renamed when play runs
         counter-clockwise) and the contract's tables; ``fresh``: start a new table
-        generation here (``solve`` lets its kernel do it)."""
+        generation here (the one-call kernels of ``solve``, ``can_reach`` and
+        ``capot_possible`` do it themselves)."""
         rs = get_ruleset(ruleset) if not isinstance(ruleset, Ruleset) else ruleset
         kind = rs.check_kind(_kind(contract))
         hands = _as_hands(deal)
@@ -152,20 +154,20 @@ class Solver:
 
     def can_reach(self, deal, contract, leader, side, target, ruleset="bazar") -> bool:
         """Can ``side`` (NS / EW) take at least ``target`` points? One null-window probe."""
-        _rs, _kind_, hands, lead, _ccw, tabs = self._prepare(deal, contract, leader, ruleset)
-        if _side(side) == 0:
-            return self._reaches(hands, lead, [], int(target), tabs)
-        total = _total(hands, tabs)
-        # EW >= T  <=>  NS <= total - T  <=>  not NS >= total - T + 1
-        return not self._reaches(hands, lead, [], total - int(target) + 1, tabs)
+        _rs, _kind_, hands, lead, _ccw, tabs = self._prepare(
+            deal, contract, leader, ruleset, fresh=False
+        )
+        return bool(reach_deal(hands, lead, _side(side), int(target), *tabs, self.ctx))
 
     def capot_possible(self, deal, contract, leader, side, ruleset="bazar") -> bool:
         """Can ``side`` take every remaining trick (searching on tricks, not points)?"""
-        _rs, _k, hands, lead, _ccw, tabs = self._prepare(deal, contract, leader, ruleset, True)
-        n_tricks = int(bin(int(hands[0])).count("1"))
+        _rs, _k, hands, lead, _ccw, tabs = self._prepare(
+            deal, contract, leader, ruleset, True, fresh=False
+        )
         if _side(side) == 0:
-            return self._reaches(hands, lead, [], n_tricks, tabs)
-        return not self._reaches(hands, lead, [], 1, tabs)
+            n_tricks = int(bin(int(hands[0])).count("1"))
+            return bool(reach_deal(hands, lead, 0, n_tricks, *tabs, self.ctx))
+        return not reach_deal(hands, lead, 0, 1, *tabs, self.ctx)
 
     def card_values(self, deal, contract, leader, ruleset="bazar") -> dict[str, tuple[int, int]]:
         """``{card: (ns_points, ew_points)}`` after the leader plays each legal card."""

@@ -1781,6 +1781,21 @@ def solve_deal(hands, leader, pts, stren, order, above, rules, ctx, method):
     return v, points_left(hands, leader, 0, pts, rules, ctx)
 
 
+@nb.njit(cache=True)
+def reach_deal(hands, leader, side, target, pts, stren, order, above, rules, ctx):
+    """Can ``side`` (0: N-S, 1: E-W) take at least ``target`` points from a trick
+    boundary? :func:`reaches` in a new table generation, in one call from Python."""
+    new_search(ctx)
+    cards = np.zeros(4, np.int64)
+    if side == 0:
+        return reaches(hands, leader, cards, 0, target, pts, stren, order, above, rules, ctx)
+    # E-W >= T  <=>  N-S <= total - T  <=>  not N-S >= total - T + 1
+    total = points_left(hands, leader, 0, pts, rules, ctx)
+    return not reaches(
+        hands, leader, cards, 0, total - target + 1, pts, stren, order, above, rules, ctx
+    )
+
+
 # ``O_ROOTLOOK`` acts from this many cards a hand (smaller searches gain nothing from it)
 ROOTLOOK_MIN_CARDS = 5
 
