@@ -27,11 +27,9 @@ from .search import (
     O_ALL,
     S_NODES,
     _new_context,
-    exact_value,
-    new_search,
-    points_left,
     popcount32,
-    reaches,
+    reach_deal,
+    solve_deal,
 )
 
 
@@ -93,7 +91,6 @@ def dd_tables_kernel(
     next_chunk = np.zeros(1, np.int64)
     for _w in nb.prange(n_workers):
         ctx = _new_context(tt_bits, opts)
-        cards = np.zeros(4, np.int64)
         hands = np.zeros(4, np.int64)
         while True:
             ci = _fetch_add(next_chunk, 1)
@@ -102,8 +99,7 @@ def dd_tables_kernel(
             for item in range(ci * chunk, min(n_items, (ci + 1) * chunk)):
                 _solve_item(
                     item, k, deals, leaders, pts, stren, order, above, rules, cpts, cstren,
-                    corder, cabove, crules, with_capot, method, ctx, cards, hands, ns, capot,
-                    nodes,
+                    corder, cabove, crules, with_capot, method, ctx, hands, ns, capot, nodes,
                 )
     return ns, capot, nodes
 
@@ -111,7 +107,7 @@ def dd_tables_kernel(
 @nb.njit(cache=True, inline="always")
 def _solve_item(
     item, k, deals, leaders, pts, stren, order, above, rules, cpts, cstren, corder, cabove,
-    crules, with_capot, method, ctx, cards, hands, ns, capot, nodes,
+    crules, with_capot, method, ctx, hands, ns, capot, nodes,
 ):
     """Solve work item ``item`` (deal ``item // k``, contract ``item % k``) into the outputs."""
     stats = ctx[6]
@@ -121,26 +117,21 @@ def _solve_item(
         hands[i] = deals[d, i]
     lead = leaders[d]
     before = stats[S_NODES]
-    new_search(ctx)
-    ns[d, j] = exact_value(
-        hands, lead, cards, 0, pts[j], stren[j], order[j], above[j], rules[j],
-        ctx, method, -1,
+    v, total = solve_deal(
+        hands, lead, pts[j], stren[j], order[j], above[j], rules[j], ctx, method
     )
+    ns[d, j] = v
     if with_capot:
-        tricks = popcount32(hands[0])
         # Taking every trick takes every point: a side can only have a capot
         # when the exact value gives it everything, so most probes are skipped.
-        total = points_left(hands, lead, 0, pts[j], rules[j], ctx)
-        new_search(ctx)
-        if ns[d, j] == total:
-            capot[d, j, 0] = reaches(
-                hands, lead, cards, 0, tricks, cpts[j], cstren[j], corder[j],
+        if v == total:
+            capot[d, j, 0] = reach_deal(
+                hands, lead, 0, popcount32(hands[0]), cpts[j], cstren[j], corder[j],
                 cabove[j], crules[j], ctx,
             )
-        if ns[d, j] == 0:
-            capot[d, j, 1] = not reaches(
-                hands, lead, cards, 0, 1, cpts[j], cstren[j], corder[j], cabove[j],
-                crules[j], ctx,
+        if v == 0:
+            capot[d, j, 1] = not reach_deal(
+                hands, lead, 0, 1, cpts[j], cstren[j], corder[j], cabove[j], crules[j], ctx
             )
     nodes[d, j] = stats[S_NODES] - before
 
