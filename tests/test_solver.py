@@ -241,8 +241,8 @@ def test_mid_size_all_optimisations_off_vs_on():
 
 @pytest.mark.parametrize(
     "opt",
-    ["tt", "bounds", "equiv", "order", "history", "leadtop", "killer", "endgame", "sure", "quick",
-     "dominance", "pvs", "rootlook", "hints", "endgame3"],
+    ["tt", "bounds", "equiv", "order", "leadtop", "endgame", "sure", "quick",
+     "dominance", "pvs", "rootlook", "hints", "endgame3", "sparemaster", "surehold"],
 )
 def test_each_optimisation_alone_agrees(opt):
     from bazarsim.solver import OPTION_NAMES
@@ -251,8 +251,8 @@ def test_each_optimisation_alone_agrees(opt):
     opts = OPTION_NAMES[opt]
     if opt == "rootlook":
         opts |= O_TT | O_ORDER  # its lead reaches the root as the table move
-    if opt == "hints":
-        opts |= O_ORDER  # a hint is searched first by the ordering
+    if opt in ("hints", "sparemaster", "surehold"):
+        opts |= O_ORDER  # they act through the ordering
     # PVS acts only in open windows: give it the full-window driver
     one = Solver(opts=opts, method="full" if opt == "pvs" else "bisect")
     ref = Solver(opts=0, method="full")
