@@ -3,10 +3,13 @@
 Plain Python, independent of bazarsim's tables and kernels: cards are strings such as
 ``"JS"``, orders and points are copied from the RULES.md table, the legal-play duties are
 spelled out per ruleset. Full minimax over every legal card: no memo, no pruning, no
-card merging, so nothing can hide a bug in the fast solver. Slow; use on 1-5 tricks.
+card merging, so nothing can hide a bug in the fast solver (the card functions are
+memoised per card, which is no memo of positions). Slow; use on 1-5 tricks.
 """
 
 from __future__ import annotations
+
+from functools import cache
 
 TRUMP_ORDER = "J9AT" + "KQ87"  # high to low (RULES.md section 2)
 PLAIN_ORDER = "ATKQJ987"
@@ -35,16 +38,19 @@ COUNTERCLOCKWISE = {"bela-hr"}
 KINDS = ("S", "H", "D", "C", "BK", "VK")
 
 
+@cache
 def is_trump(card: str, kind: str) -> bool:
     return kind == "VK" or card[1] == kind
 
 
+@cache
 def power(card: str, kind: str) -> int:
     """Rank inside its suit, larger is stronger."""
     order = TRUMP_ORDER if kind != "BK" and is_trump(card, kind) else PLAIN_ORDER
     return 7 - order.index(card[0])
 
 
+@cache
 def points(card: str, kind: str) -> int:
     if kind == "BK":
         return BK_POINTS[card[0]]
@@ -139,3 +145,10 @@ def hands_from_masks(masks) -> list[list[str]]:
     ranks = "789TJQKA"
     suits = "SHDC"
     return [[ranks[b & 7] + suits[b >> 3] for b in range(32) if int(m) >> b & 1] for m in masks]
+
+
+def minimax_job(job) -> int:
+    """:func:`minimax` of one position given as plain data (for a process pool):
+    ``(uint32 masks as ints, leader, kind, rules, score, step)``."""
+    masks, leader, kind, rules, score, step = job
+    return minimax(hands_from_masks(masks), leader, kind, rules, score=score, step=step)

@@ -1,15 +1,19 @@
 """Double-dummy solver against the brute-force reference (tests/naive_play.py).
 
-Default selection: a few hundred small positions per ruleset (1-4 tricks), every flag of
-RULES.md section 3 pinned, legal-card cross-check, threshold/capot consistency, batch vs
-single solves, all optimisations off vs on. ``slow``: the full gate (3,000 positions of
-1-5 tricks per contract kind and ruleset), 300 six-trick positions and 240 full-deal
-solves with every enhancement off against all on, 300 full deals against the table alone.
+Default selection: the full gate (3,000 positions of 1-5 tricks per contract kind and
+ruleset, the reference run on every core), every flag of RULES.md section 3 pinned,
+legal-card cross-check, threshold/capot consistency, batch vs single solves, all
+optimisations off vs on on mid-size positions and on two full deals, the frozen corpus.
+``slow``: 300 six-trick positions and 240 full-deal solves with every enhancement off
+against all on, 300 full deals against the table alone.
 """
 
 from __future__ import annotations
 
 import json
+import multiprocessing
+import os
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -49,12 +53,15 @@ def random_position(rng: np.random.Generator, tricks: int) -> np.ndarray:
     return hands
 
 
-def naive_value(hands, leader, kind, rs_name, rules=None, score="points") -> int:
+def naive_job(hands, leader, kind, rs_name, rules=None, score="points"):
+    """The brute-force reference's arguments for one position, as plain data."""
     step = -1 if rs_name in NP.COUNTERCLOCKWISE else 1
-    return NP.minimax(
-        NP.hands_from_masks(hands), leader, KIND_NAMES[kind], rules or NP.RULES[rs_name],
-        score=score, step=step,
-    )
+    masks = [int(m) for m in hands]
+    return (masks, leader, KIND_NAMES[kind], rules or NP.RULES[rs_name], score, step)
+
+
+def naive_value(hands, leader, kind, rs_name, rules=None, score="points") -> int:
+    return NP.minimax_job(naive_job(hands, leader, kind, rs_name, rules, score))
 
 
 def naive_total(hands, kind) -> int:
@@ -66,10 +73,13 @@ def solver():
     return Solver()
 
 
-def check_position(solver, hands, leader, kind, rs, rs_name, rng, rules=None, capot=True):
-    """Exact value, totals, threshold probes and capot against brute force."""
+def check_position(solver, hands, leader, kind, rs, rs_name, rng, rules=None, capot=True,
+                   ref=None, tricks_ns=None):
+    """Exact value, totals, threshold probes and capot against brute force (``ref`` and
+    ``tricks_ns``: the reference's points and tricks when already computed)."""
     sol = solver.solve(hands, kind, leader, rs)
-    ref = naive_value(hands, leader, kind, rs_name, rules)
+    if ref is None:
+        ref = naive_value(hands, leader, kind, rs_name, rules)
     total = naive_total(hands, kind)
     ctx = f"{rs_name} {KIND_NAMES[kind]} leader={leader} hands={hands.tolist()}"
     assert sol.ns_points == ref, ctx
@@ -85,29 +95,59 @@ def check_position(solver, hands, leader, kind, rs, rs_name, rng, rules=None, ca
         assert ref == 0, ctx
     if capot:
         n = int(hands[0]).bit_count()
-        tricks_ns = naive_value(hands, leader, kind, rs_name, rules, score="tricks")
+        if tricks_ns is None:
+            tricks_ns = naive_value(hands, leader, kind, rs_name, rules, score="tricks")
         assert cap_ns == (tricks_ns == n), ctx
         # EW maximises its tricks = N-S minimises theirs: that is the same minimax value.
         assert cap_ew == (tricks_ns == 0), ctx
 
 
-def gate(solver, rs_name, kind, count, seed, weights):
+@pytest.fixture(scope="module")
+def ref_pool():
+    """Worker processes for the brute-force reference (plain Python: one per core)."""
+    ctx = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=os.cpu_count() or 1, mp_context=ctx) as pool:
+        yield pool
+
+
+def gate(solver, rs_name, kind, count, seed, weights, pool=None):
+    """``count`` random positions (sizes drawn with ``weights`` for 1, 2, ... tricks):
+    the solver against the brute-force reference, whose values are computed first (in
+    ``pool`` when given), the capot from the trick count up to 3 tricks."""
     rs = get_ruleset(rs_name)
     rng = np.random.default_rng(seed)
     sizes = rng.choice(np.arange(1, len(weights) + 1), size=count, p=weights)
+    positions = []
     for k in sizes:
         hands = random_position(rng, int(k))
-        leader = int(rng.integers(4))
-        check_position(solver, hands, leader, kind, rs, rs_name, rng, capot=k <= 3)
+        positions.append((hands, int(rng.integers(4)), k <= 3))
+    jobs = [naive_job(h, ld, kind, rs_name) for h, ld, _ in positions]
+    jobs += [naive_job(h, ld, kind, rs_name, score="tricks") for h, ld, cap in positions if cap]
+    refs = list(pool.map(NP.minimax_job, jobs, chunksize=32) if pool else map(NP.minimax_job, jobs))
+    tricks = iter(refs[len(positions):])
+    # the probes' random thresholds come from a stream of their own
+    probe_rng = np.random.default_rng(seed + 1)
+    for (hands, leader, cap), ref in zip(positions, refs[: len(positions)], strict=True):
+        check_position(solver, hands, leader, kind, rs, rs_name, probe_rng, capot=cap, ref=ref,
+                       tricks_ns=next(tricks) if cap else None)
 
 
 # --------------------------------------------------------------------------- fast gates
 
 
-@pytest.mark.parametrize("rs_name", list(RULESETS))
-def test_brute_force_small_positions(solver, rs_name):
-    for kind in get_ruleset(rs_name).kinds:
-        gate(solver, rs_name, kind, 40, seed=100 + kind, weights=[0.25, 0.3, 0.35, 0.1])
+FULL_GATE = [(rs, k) for rs in RULESETS for k in get_ruleset(rs).kinds]
+
+
+@pytest.mark.parametrize(("rs_name", "kind"), FULL_GATE)
+def test_brute_force_full_gate(solver, ref_pool, rs_name, kind):
+    """3,000 positions of 1-5 tricks for this contract kind and ruleset.
+
+    Weighted to small positions: brute force of one 5-trick position takes ~10 s in
+    plain Python, so only about one in 3,000 has 5 tricks and 7 % have 4. The reference
+    runs on every core (``ref_pool``).
+    """
+    gate(solver, rs_name, kind, 3000, seed=1000 + 10 * kind + len(rs_name),
+         weights=[0.3, 0.3, 0.33, 0.0697, 0.0003], pool=ref_pool)
 
 
 @pytest.mark.parametrize("flag", list(FLAG_OPTIONS))
@@ -237,6 +277,19 @@ def test_mid_size_all_optimisations_off_vs_on():
         hands = random_position(rng, 5 + (i % 4 == 0))
         leader = int(rng.integers(4))
         assert on.solve(hands, kind, leader).ns_points == off.solve(hands, kind, leader).ns_points
+
+
+def test_full_deals_all_off_vs_all_on_smoke():
+    """Two full deals, every contract: plain alpha-beta equals all on (about 12 s on 2
+    cores; the slow selection runs 40 deals)."""
+    from bazarsim.solver.search import M_FULL
+
+    rng = np.random.default_rng(82)
+    deals = np.stack([random_position(rng, 8) for _ in range(2)])
+    on = dd_tables(deals, dealer=0, capot=False)
+    off = dd_tables(deals, dealer=0, capot=False, opts=0, method=M_FULL)
+    for name in KIND_NAMES:
+        assert np.array_equal(on[f"{name}_ns"], off[f"{name}_ns"]), name
 
 
 @pytest.mark.parametrize(
@@ -442,20 +495,6 @@ def test_frozen_corpus(solver):
 
 # --------------------------------------------------------------------------- slow gates
 
-
-FULL_GATE = [(rs, k) for rs in RULESETS for k in get_ruleset(rs).kinds]
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize(("rs_name", "kind"), FULL_GATE)
-def test_brute_force_full_gate(solver, rs_name, kind):
-    """3,000 positions of 1-5 tricks for this contract kind and ruleset.
-
-    Weighted to small positions: brute force of one 5-trick position takes ~10 s in
-    plain Python, so only about one in 3,000 has 5 tricks and 7 % have 4.
-    """
-    gate(solver, rs_name, kind, 3000, seed=1000 + 10 * kind + len(rs_name),
-         weights=[0.3, 0.3, 0.33, 0.0697, 0.0003])
 
 
 @pytest.mark.slow
