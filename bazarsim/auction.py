@@ -25,10 +25,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .cards import SEATS, SIDES, parse_seat, side_of
-from .contracts import BK, KIND_NAMES, VK, parse_kind
-from .errors import BazarsimError
-from .rulesets import Ruleset, get_ruleset
+from bazarsim.cards import SEATS, SIDES, parse_seat, side_of
+from bazarsim.contracts import BK, KIND_NAMES, VK, parse_kind
+from bazarsim.errors import BazarsimError
+from bazarsim.rulesets import Ruleset, get_ruleset
 
 PASS, BID, CONTRA, RECONTRA = 0, 1, 2, 3
 CONTRA_NAMES = ("", "X", "XX")

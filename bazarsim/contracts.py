@@ -6,8 +6,8 @@ S H D C (equal to the suit number), 4 is BK, 5 is VK.
 
 from __future__ import annotations
 
-from .cards import SUIT_SYMBOLS, SUITS
-from .errors import BazarsimError
+from bazarsim.cards import SUIT_SYMBOLS, SUITS
+from bazarsim.errors import BazarsimError
 
 BK = 4
 VK = 5

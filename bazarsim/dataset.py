@@ -50,21 +50,21 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from . import __version__
-from .cards import SEATS, parse_seat
-from .constraints import Constraints, no_constraints
-from .contracts import KIND_NAMES
-from .dealer import Dealer
-from .errors import BazarsimError
-from .evaluate import (
+from bazarsim import __version__
+from bazarsim.cards import SEATS, parse_seat
+from bazarsim.constraints import Constraints, no_constraints
+from bazarsim.contracts import KIND_NAMES
+from bazarsim.dealer import Dealer
+from bazarsim.errors import BazarsimError
+from bazarsim.evaluate import (
     DEAL_FIELDS,
     HAND_FIELDS,
     evaluate_deals_kernel,
     evaluate_hands_kernel,
     points_and_declarations_kernel,
 )
-from .rulesets import Ruleset, get_ruleset
-from .tables import rule_tables
+from bazarsim.rulesets import Ruleset, get_ruleset
+from bazarsim.tables import rule_tables
 
 SCHEMA_VERSION = 1
 MANIFEST = "_run.json"

@@ -29,8 +29,8 @@ from dataclasses import dataclass
 import numba as nb
 import numpy as np
 
-from .bitops import popcount32, suit_bits
-from .constraints import (
+from bazarsim.bitops import popcount32, suit_bits
+from bazarsim.constraints import (
     P_HOLDS,
     P_LACKS,
     P_LEN,
@@ -38,7 +38,7 @@ from .constraints import (
     Constraints,
     no_constraints,
 )
-from .dealnum import (
+from bazarsim.dealnum import (
     C16,
     OFF,
     PDEP8,
@@ -51,10 +51,10 @@ from .dealnum import (
     decode_completion_parts,
     decode_deal,
 )
-from .errors import BazarsimError
-from .evaluate import _hand
-from .rulesets import Ruleset, get_ruleset
-from .tables import rule_tables
+from bazarsim.errors import BazarsimError
+from bazarsim.evaluate import _hand
+from bazarsim.rulesets import Ruleset, get_ruleset
+from bazarsim.tables import rule_tables
 
 GAMMA = np.uint64(0x9E3779B97F4A7C15)
 MIX1 = np.uint64(0xBF58476D1CE4E5B9)

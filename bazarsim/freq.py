@@ -23,11 +23,11 @@ from statistics import NormalDist
 
 import numpy as np
 
-from .cards import SEATS
-from .dataset import open_dataset, read_manifest
-from .errors import BazarsimError
-from .odds import exact_odds, scoring_four_ranks
-from .rulesets import get_ruleset
+from bazarsim.cards import SEATS
+from bazarsim.dataset import open_dataset, read_manifest
+from bazarsim.errors import BazarsimError
+from bazarsim.odds import exact_odds, scoring_four_ranks
+from bazarsim.rulesets import get_ruleset
 
 TRUMP_SUIT = 1  # hearts
 SUIT_MASK = np.uint32(0xFF)

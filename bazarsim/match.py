@@ -23,11 +23,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .auction import Contract
-from .cards import SIDES, side_of, suit_byte
-from .errors import BazarsimError
-from .rulesets import Ruleset, get_ruleset
-from .scoring import DealOutcome, DealScore, score_deal
+from bazarsim.auction import Contract
+from bazarsim.cards import SIDES, side_of, suit_byte
+from bazarsim.errors import BazarsimError
+from bazarsim.rulesets import Ruleset, get_ruleset
+from bazarsim.scoring import DealOutcome, DealScore, score_deal
 
 
 def eight_of_a_suit_side(hands) -> int | None:

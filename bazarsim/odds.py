@@ -19,8 +19,8 @@ from fractions import Fraction
 from itertools import combinations
 from math import comb
 
-from .cards import RANKS
-from .rulesets import Ruleset, get_ruleset
+from bazarsim.cards import RANKS
+from bazarsim.rulesets import Ruleset, get_ruleset
 
 HAND = 8
 DECK = 32

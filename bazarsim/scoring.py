@@ -37,11 +37,11 @@ from dataclasses import dataclass
 import numba as nb
 import numpy as np
 
-from .auction import Contract
-from .cards import SIDES
-from .contracts import BK, VK
-from .errors import BazarsimError
-from .rulesets import Ruleset, get_ruleset
+from bazarsim.auction import Contract
+from bazarsim.cards import SIDES
+from bazarsim.contracts import BK, VK
+from bazarsim.errors import BazarsimError
+from bazarsim.rulesets import Ruleset, get_ruleset
 
 TRICKS = 8
 SCHEMES = ("bazar", "bazar-blot", "belote-fr", "bela-hr")

@@ -7,19 +7,19 @@ stderr with exit code 2, never as a traceback.
 
 from __future__ import annotations
 
-from .common import app
+from bazarsim.cli.common import app
 
 # Command modules register themselves on import, in the order --help lists them.
-from . import rules_cmd  # noqa: E402,F401  isort: skip
-from . import eval_cmd  # noqa: E402,F401  isort: skip
-from . import odds_cmd  # noqa: E402,F401  isort: skip
-from . import deal_cmd  # noqa: E402,F401  isort: skip
-from . import simulate_cmd  # noqa: E402,F401  isort: skip
-from . import table_cmd  # noqa: E402,F401  isort: skip
-from . import solve_cmd  # noqa: E402,F401  isort: skip
-from . import auction_cmd  # noqa: E402,F401  isort: skip
-from . import score_cmd  # noqa: E402,F401  isort: skip
-from . import demo_cmd  # noqa: E402,F401  isort: skip
+from bazarsim.cli import rules_cmd  # noqa: E402,F401  isort: skip
+from bazarsim.cli import eval_cmd  # noqa: E402,F401  isort: skip
+from bazarsim.cli import odds_cmd  # noqa: E402,F401  isort: skip
+from bazarsim.cli import deal_cmd  # noqa: E402,F401  isort: skip
+from bazarsim.cli import simulate_cmd  # noqa: E402,F401  isort: skip
+from bazarsim.cli import table_cmd  # noqa: E402,F401  isort: skip
+from bazarsim.cli import solve_cmd  # noqa: E402,F401  isort: skip
+from bazarsim.cli import auction_cmd  # noqa: E402,F401  isort: skip
+from bazarsim.cli import score_cmd  # noqa: E402,F401  isort: skip
+from bazarsim.cli import demo_cmd  # noqa: E402,F401  isort: skip
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -6,9 +6,9 @@ from typing import Annotated
 
 import typer
 
-from ..auction import run_auction
-from ..errors import BazarsimError
-from .common import Format, OptionOpt, RulesetOpt, command, emit_json, emit_records, load_ruleset
+from bazarsim.auction import run_auction
+from bazarsim.errors import BazarsimError
+from bazarsim.cli.common import Format, OptionOpt, RulesetOpt, command, emit_json, emit_records, load_ruleset
 
 CALL_HELP = (
     "Calls from the player to the dealer's left, separated by spaces: "

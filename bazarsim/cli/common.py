@@ -11,8 +11,8 @@ from typing import Annotated, Any
 
 import typer
 
-from ..errors import BazarsimError
-from ..rulesets import RULESETS, Ruleset, get_ruleset, parse_option_assignments
+from bazarsim.errors import BazarsimError
+from bazarsim.rulesets import RULESETS, Ruleset, get_ruleset, parse_option_assignments
 
 app = typer.Typer(
     name="bazarsim",

@@ -6,8 +6,8 @@ from typing import Annotated
 
 import typer
 
-from ..odds import exact_features
-from .common import Format, OptionOpt, RulesetOpt, command, emit_records, fail, load_ruleset
+from bazarsim.odds import exact_features
+from bazarsim.cli.common import Format, OptionOpt, RulesetOpt, command, emit_records, fail, load_ruleset
 
 
 @command("odds")

@@ -8,11 +8,11 @@ from typing import Annotated
 
 import typer
 
-from ..cards import SEATS, parse_deal, parse_seat
-from ..contracts import KIND_NAMES, parse_kind
-from ..errors import BazarsimError
-from ..solver import Solver
-from .common import Format, OptionOpt, RulesetOpt, command, emit_json, emit_records, load_ruleset
+from bazarsim.cards import SEATS, parse_deal, parse_seat
+from bazarsim.contracts import KIND_NAMES, parse_kind
+from bazarsim.errors import BazarsimError
+from bazarsim.solver import Solver
+from bazarsim.cli.common import Format, OptionOpt, RulesetOpt, command, emit_json, emit_records, load_ruleset
 
 
 @command("solve")

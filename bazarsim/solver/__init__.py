@@ -20,13 +20,13 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from ..cards import SEATS, SIDES, format_card, parse_deal, parse_seat, validate_hands
-from ..contracts import KIND_NAMES, parse_kind
-from ..errors import BazarsimError
-from ..rulesets import Ruleset, get_ruleset
-from ..tables import rule_tables
-from .play import legal_cards, play_tables, trick_winner
-from .search import (
+from bazarsim.cards import SEATS, SIDES, format_card, parse_deal, parse_seat, validate_hands
+from bazarsim.contracts import KIND_NAMES, parse_kind
+from bazarsim.errors import BazarsimError
+from bazarsim.rulesets import Ruleset, get_ruleset
+from bazarsim.tables import rule_tables
+from bazarsim.solver.play import legal_cards, play_tables, trick_winner
+from bazarsim.solver.search import (
     DEFAULT_TT_BITS,
     METHOD_NAMES,
     O_ALL,
@@ -323,7 +323,7 @@ def dd_table(deal, dealer=0, ruleset="bazar", capot=True) -> list[dict]:
 
 
 def dd_tables(deals, dealer=0, ruleset="bazar", **kw):
-    from .batch import dd_tables as _dd
+    from bazarsim.solver.batch import dd_tables as _dd
 
     return _dd(deals, dealer, ruleset, **kw)
 

@@ -16,12 +16,12 @@ from numba.core import cgutils
 from numba.core import types as nbtypes
 from numba.extending import intrinsic
 
-from ..cards import validate_hands
-from ..contracts import KIND_NAMES
-from ..rulesets import Ruleset, get_ruleset
-from ..tables import rule_tables
-from .play import N_RULES, play_tables
-from .search import (
+from bazarsim.cards import validate_hands
+from bazarsim.contracts import KIND_NAMES
+from bazarsim.rulesets import Ruleset, get_ruleset
+from bazarsim.tables import rule_tables
+from bazarsim.solver.play import N_RULES, play_tables
+from bazarsim.solver.search import (
     DEFAULT_TT_BITS,
     M_AUTO,
     O_ALL,

@@ -18,8 +18,8 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from ..contracts import BK, VK
-from ..tables import (
+from bazarsim.contracts import BK, VK
+from bazarsim.tables import (
     F_LAST_TRICK,
     F_OVERTAKE_PLAIN,
     F_OVERTAKE_TRUMP,

@@ -120,7 +120,7 @@ from llvmlite import ir
 from numba.core import types as nbtypes
 from numba.extending import intrinsic
 
-from .play import (
+from bazarsim.solver.play import (
     R_LAST_BONUS,
     R_MONOTONE,
     R_TRICK_BONUS,
