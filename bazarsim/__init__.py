@@ -4,11 +4,11 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-from bazarsim.jitcache import ensure_fresh_cache  # noqa: E402
+from bazarsim.core.jitcache import ensure_fresh_cache  # noqa: E402
 
 ensure_fresh_cache()
 
-from bazarsim.cards import (  # noqa: E402
+from bazarsim.core.cards import (  # noqa: E402
     format_card,
     format_cards,
     format_deal,
@@ -18,7 +18,7 @@ from bazarsim.cards import (  # noqa: E402
     parse_deal,
     parse_hand,
 )
-from bazarsim.errors import BazarsimError, CardError, RulesetError  # noqa: E402
+from bazarsim.core.errors import BazarsimError, CardError, RulesetError  # noqa: E402
 from bazarsim.rulesets import RULESETS, Ruleset, get_ruleset  # noqa: E402
 
 __all__ = [

@@ -25,9 +25,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from bazarsim.cards import SEATS, SIDES, parse_seat, side_of
-from bazarsim.contracts import BK, KIND_NAMES, VK, parse_kind
-from bazarsim.errors import BazarsimError
+from bazarsim.core.cards import SEATS, SIDES, parse_seat, side_of
+from bazarsim.core.contracts import BK, KIND_NAMES, VK, parse_kind
+from bazarsim.core.errors import BazarsimError
 from bazarsim.rulesets import Ruleset, get_ruleset
 
 PASS, BID, CONTRA, RECONTRA = 0, 1, 2, 3

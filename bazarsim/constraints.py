@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from bazarsim.cards import SEATS, SUITS, format_cards, parse_cards, parse_hand
-from bazarsim.contracts import KIND_NAMES, parse_kind
-from bazarsim.errors import BazarsimError
+from bazarsim.core.cards import SEATS, SUITS, format_cards, parse_cards, parse_hand
+from bazarsim.core.contracts import KIND_NAMES, parse_kind
+from bazarsim.core.errors import BazarsimError
 
 P_LEN = 0
 P_POINTS = 1

@@ -17,7 +17,7 @@ computed).
 Columns (one row per deal):
 
 * ``number`` (deal number, :mod:`bazarsim.dealnum`), ``seed``, ``index``, ``dealer``
-  (0..3 = N E S W), hands ``N E S W`` (``uint32`` card masks, :mod:`bazarsim.cards`);
+  (0..3 = N E S W), hands ``N E S W`` (``uint32`` card masks, :mod:`bazarsim.core.cards`);
 * per seat: ``{seat}_aces``; per seat and kind (``S H D C BK VK`` as the ruleset has
   them): ``{seat}_{kind}_points``, ``_trumps``, ``_trump_jacks``, ``_trump_nines``,
   ``_belas``, ``_declarations`` (declaration points before the comparison);
@@ -51,11 +51,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from bazarsim import __version__
-from bazarsim.cards import SEATS, parse_seat
 from bazarsim.constraints import Constraints, no_constraints
-from bazarsim.contracts import KIND_NAMES
+from bazarsim.core.cards import SEATS, parse_seat
+from bazarsim.core.contracts import KIND_NAMES
+from bazarsim.core.errors import BazarsimError
 from bazarsim.dealer import Dealer
-from bazarsim.errors import BazarsimError
 from bazarsim.evaluate import (
     DEAL_FIELDS,
     HAND_FIELDS,

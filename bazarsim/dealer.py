@@ -29,7 +29,6 @@ from dataclasses import dataclass
 import numba as nb
 import numpy as np
 
-from bazarsim.bitops import popcount32, suit_bits
 from bazarsim.constraints import (
     P_HOLDS,
     P_LACKS,
@@ -38,6 +37,8 @@ from bazarsim.constraints import (
     Constraints,
     no_constraints,
 )
+from bazarsim.core.bits import popcount32, suit_bits
+from bazarsim.core.errors import BazarsimError
 from bazarsim.dealnum import (
     C16,
     OFF,
@@ -51,7 +52,6 @@ from bazarsim.dealnum import (
     decode_completion_parts,
     decode_deal,
 )
-from bazarsim.errors import BazarsimError
 from bazarsim.evaluate import _hand
 from bazarsim.rulesets import Ruleset, get_ruleset
 from bazarsim.tables import rule_tables

@@ -36,9 +36,9 @@ from math import comb, factorial
 import numba as nb
 import numpy as np
 
-from bazarsim.bitops import popcount32
-from bazarsim.cards import HAND_SIZE
-from bazarsim.errors import BazarsimError
+from bazarsim.core.bits import popcount32
+from bazarsim.core.cards import HAND_SIZE
+from bazarsim.core.errors import BazarsimError
 
 N_DEALS = factorial(32) // factorial(8) ** 4  # 99,561,092,450,391,000
 HALF = 12870  # C(16, 8)

@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 import numba as nb
 import numpy as np
 
-from bazarsim.bitops import popcount32, suit_bits
-from bazarsim.cards import RANKS, SIDES, SUITS, card_bit, format_cards
-from bazarsim.contracts import BK, KIND_NAMES, parse_kind
+from bazarsim.core.bits import popcount32, suit_bits
+from bazarsim.core.cards import RANKS, SIDES, SUITS, card_bit, format_cards
+from bazarsim.core.contracts import BK, KIND_NAMES, parse_kind
 from bazarsim.rulesets import Ruleset, get_ruleset
 from bazarsim.tables import (
     F_BELA_VALUE,
@@ -262,7 +262,7 @@ class HandEvaluation:
     declarations: list[Declaration] = field(default_factory=list)
 
     def as_dict(self) -> dict:
-        from bazarsim.cards import format_hand
+        from bazarsim.core.cards import format_hand
 
         d = {k: v for k, v in self.__dict__.items() if k != "declarations"}
         d["hand"] = format_hand(self.hand)
@@ -305,7 +305,7 @@ def list_declarations(hand: int, contract="H", ruleset: Ruleset | str | None = N
 
 def evaluate_hand(hand, contract="H", ruleset: Ruleset | str | None = None) -> HandEvaluation:
     """Evaluate one hand (mask or text) with the kernel, plus its declaration list."""
-    from bazarsim.cards import parse_hand
+    from bazarsim.core.cards import parse_hand
 
     rs = get_ruleset(ruleset)
     mask = parse_hand(hand) if isinstance(hand, str) else int(hand)

@@ -23,9 +23,9 @@ from statistics import NormalDist
 
 import numpy as np
 
-from bazarsim.cards import SEATS
+from bazarsim.core.cards import SEATS
+from bazarsim.core.errors import BazarsimError
 from bazarsim.dataset import open_dataset, read_manifest
-from bazarsim.errors import BazarsimError
 from bazarsim.odds import exact_odds, scoring_four_ranks
 from bazarsim.rulesets import get_ruleset
 

@@ -24,8 +24,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from bazarsim.auction import Contract
-from bazarsim.cards import SIDES, side_of, suit_byte
-from bazarsim.errors import BazarsimError
+from bazarsim.core.cards import SIDES, side_of, suit_byte
+from bazarsim.core.errors import BazarsimError
 from bazarsim.rulesets import Ruleset, get_ruleset
 from bazarsim.scoring import DealOutcome, DealScore, score_deal
 

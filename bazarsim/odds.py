@@ -19,7 +19,7 @@ from fractions import Fraction
 from itertools import combinations
 from math import comb
 
-from bazarsim.cards import RANKS
+from bazarsim.core.cards import RANKS
 from bazarsim.rulesets import Ruleset, get_ruleset
 
 HAND = 8

@@ -15,8 +15,8 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from bazarsim.contracts import BK, KIND_NAMES, VK
-from bazarsim.errors import RulesetError
+from bazarsim.core.contracts import BK, KIND_NAMES, VK
+from bazarsim.core.errors import RulesetError
 
 DEFAULT_RULESET = "bazar"
 

@@ -38,9 +38,9 @@ import numba as nb
 import numpy as np
 
 from bazarsim.auction import Contract
-from bazarsim.cards import SIDES
-from bazarsim.contracts import BK, VK
-from bazarsim.errors import BazarsimError
+from bazarsim.core.cards import SIDES
+from bazarsim.core.contracts import BK, VK
+from bazarsim.core.errors import BazarsimError
 from bazarsim.rulesets import Ruleset, get_ruleset
 
 TRICKS = 8

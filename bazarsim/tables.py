@@ -16,8 +16,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from bazarsim.cards import RANKS
-from bazarsim.contracts import BK, N_KINDS, VK
+from bazarsim.core.cards import RANKS
+from bazarsim.core.contracts import BK, N_KINDS, VK
 
 # Indices into RuleTables.flags.
 F_OVERTAKE_TRUMP = 0

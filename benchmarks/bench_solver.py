@@ -16,7 +16,7 @@ import time
 
 import numpy as np
 
-from bazarsim.contracts import KIND_NAMES
+from bazarsim.core.contracts import KIND_NAMES
 from bazarsim.solver import OPTION_NAMES, Solver
 from bazarsim.solver.batch import dd_tables
 from bazarsim.solver.search import O_ALL

@@ -7,7 +7,7 @@ bit tricks the kernels use.
 
 from __future__ import annotations
 
-from bazarsim.cards import RANKS, SUITS
+from bazarsim.core.cards import RANKS, SUITS
 
 RANK_CHARS = RANKS  # natural order 7 8 9 T J Q K A, index = rank
 BK, VK = 4, 5

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from bazarsim.bitops import popcount32, suit_bits
+from bazarsim.core.bits import popcount32, suit_bits
 
 
 @nb.njit(cache=True)

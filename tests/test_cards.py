@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bazarsim.cards import (
+from bazarsim.core.cards import (
     RANKS,
     SUITS,
     cards_of,
@@ -21,8 +21,8 @@ from bazarsim.cards import (
     parse_hand,
     parse_seat,
 )
-from bazarsim.contracts import BK, VK, parse_kind
-from bazarsim.errors import CardError
+from bazarsim.core.contracts import BK, VK, parse_kind
+from bazarsim.core.errors import CardError
 
 from .conftest import random_deals
 

@@ -6,8 +6,8 @@ import json
 
 from typer.testing import CliRunner
 
-from bazarsim.cards import parse_deal
 from bazarsim.cli import app
+from bazarsim.core.cards import parse_deal
 from bazarsim.dataset import read_dataframe
 from bazarsim.dealer import Dealer
 

@@ -13,8 +13,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bazarsim.cards import SEATS
 from bazarsim.constraints import parse_constraints
+from bazarsim.core.cards import SEATS
+from bazarsim.core.errors import BazarsimError
 from bazarsim.dataset import (
     MANIFEST,
     Simulation,
@@ -24,7 +25,6 @@ from bazarsim.dataset import (
     read_dataframe,
 )
 from bazarsim.dealer import Dealer
-from bazarsim.errors import BazarsimError
 from bazarsim.evaluate import evaluate_deals, evaluate_hands
 from bazarsim.rulesets import get_ruleset
 

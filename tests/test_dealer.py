@@ -12,9 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bazarsim.constraints import parse_constraints
+from bazarsim.core.errors import BazarsimError
 from bazarsim.dealer import Dealer, mul_hi_lo, numpy_deal
 from bazarsim.dealnum import N_DEALS, deal_numbers
-from bazarsim.errors import BazarsimError
 
 from . import naive_dealing as ref
 
@@ -231,7 +231,7 @@ def test_any_fixed_cards_stay_and_deals_match_reference(order, sizes, seed):
         for c in order[pos:pos + sizes[s]]:
             fixed[s] |= 1 << c
         pos += sizes[s]
-    from bazarsim.cards import format_cards
+    from bazarsim.core.cards import format_cards
 
     c = parse_constraints([f"{'NESW'[s]}:{format_cards(fixed[s])}" for s in range(4)
                            if fixed[s]])

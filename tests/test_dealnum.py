@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bazarsim.core.errors import BazarsimError
 from bazarsim.dealnum import (
     N_DEALS,
     PDEP8,
@@ -22,7 +23,6 @@ from bazarsim.dealnum import (
     deals_from_numbers,
     decode_completion_kernel,
 )
-from bazarsim.errors import BazarsimError
 
 from . import naive_dealing as ref
 

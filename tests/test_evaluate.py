@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bazarsim.cards import parse_deal
+from bazarsim.core.cards import parse_deal
 from bazarsim.evaluate import (
     SPECIAL_FOUR_EIGHTS,
     SPECIAL_FOUR_SEVENS,

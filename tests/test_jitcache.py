@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bazarsim import jitcache
+from bazarsim.core import jitcache
 
 
 def test_cache_dropped_when_sources_change(tmp_path, monkeypatch):

@@ -21,7 +21,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bazarsim.contracts import KIND_NAMES
+from bazarsim.core.contracts import KIND_NAMES
 from bazarsim.rulesets import RULESETS, get_ruleset
 from bazarsim.solver import Solver, dd_tables
 from bazarsim.solver.play import legal_cards, play_tables, trick_winner

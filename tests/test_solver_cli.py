@@ -6,8 +6,8 @@ import json
 
 from typer.testing import CliRunner
 
-from bazarsim.cards import parse_deal
 from bazarsim.cli import app
+from bazarsim.core.cards import parse_deal
 
 from . import naive_play as NP
 

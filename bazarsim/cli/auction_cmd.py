@@ -7,8 +7,16 @@ from typing import Annotated
 import typer
 
 from bazarsim.auction import run_auction
-from bazarsim.errors import BazarsimError
-from bazarsim.cli.common import Format, OptionOpt, RulesetOpt, command, emit_json, emit_records, load_ruleset
+from bazarsim.cli.common import (
+    Format,
+    OptionOpt,
+    RulesetOpt,
+    command,
+    emit_json,
+    emit_records,
+    load_ruleset,
+)
+from bazarsim.core.errors import BazarsimError
 
 CALL_HELP = (
     "Calls from the player to the dealer's left, separated by spaces: "

@@ -11,7 +11,7 @@ from typing import Annotated, Any
 
 import typer
 
-from bazarsim.errors import BazarsimError
+from bazarsim.core.errors import BazarsimError
 from bazarsim.rulesets import RULESETS, Ruleset, get_ruleset, parse_option_assignments
 
 app = typer.Typer(

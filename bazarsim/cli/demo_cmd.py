@@ -14,12 +14,12 @@ from typing import Annotated
 import pandas as pd
 import typer
 
-from bazarsim.dataset import Simulation, read_manifest
-from bazarsim.errors import BazarsimError
-from bazarsim.rulesets import get_ruleset
 from bazarsim.cli.common import Format, command
 from bazarsim.cli.progress import deal_progress
 from bazarsim.cli.table_cmd import print_frequency_table
+from bazarsim.core.errors import BazarsimError
+from bazarsim.dataset import Simulation, read_manifest
+from bazarsim.rulesets import get_ruleset
 
 DEMO_DEALS = 3_000_000
 DEMO_SEED = 2026

@@ -6,10 +6,18 @@ from typing import Annotated
 
 import typer
 
-from bazarsim.cards import SEATS, format_deal, parse_deal, parse_seat
-from bazarsim.contracts import KIND_NAMES, parse_kind
+from bazarsim.cli.common import (
+    Format,
+    OptionOpt,
+    RulesetOpt,
+    command,
+    emit_json,
+    emit_records,
+    load_ruleset,
+)
+from bazarsim.core.cards import SEATS, format_deal, parse_deal, parse_seat
+from bazarsim.core.contracts import KIND_NAMES, parse_kind
 from bazarsim.evaluate import describe_deal_declarations, evaluate_hand
-from bazarsim.cli.common import Format, OptionOpt, RulesetOpt, command, emit_json, emit_records, load_ruleset
 
 
 @command("eval")

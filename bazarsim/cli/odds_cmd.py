@@ -6,8 +6,16 @@ from typing import Annotated
 
 import typer
 
+from bazarsim.cli.common import (
+    Format,
+    OptionOpt,
+    RulesetOpt,
+    command,
+    emit_records,
+    fail,
+    load_ruleset,
+)
 from bazarsim.odds import exact_features
-from bazarsim.cli.common import Format, OptionOpt, RulesetOpt, command, emit_records, fail, load_ruleset
 
 
 @command("odds")

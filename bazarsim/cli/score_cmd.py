@@ -9,10 +9,18 @@ import typer
 from typer.core import TyperCommand
 
 from bazarsim.auction import parse_contract
-from bazarsim.cards import SIDES, parse_seat
-from bazarsim.errors import BazarsimError
+from bazarsim.cli.common import (
+    Format,
+    OptionOpt,
+    RulesetOpt,
+    command,
+    emit_json,
+    emit_records,
+    load_ruleset,
+)
+from bazarsim.core.cards import SIDES, parse_seat
+from bazarsim.core.errors import BazarsimError
 from bazarsim.scoring import TRICKS, DealOutcome, score_deal
-from bazarsim.cli.common import Format, OptionOpt, RulesetOpt, command, emit_json, emit_records, load_ruleset
 
 SIDE_HELP = "NS=<n> and/or EW=<n>, repeatable or comma-separated (NS=20,EW=0)"
 

@@ -7,11 +7,11 @@ from typing import Annotated
 
 import typer
 
-from bazarsim.constraints import parse_constraints
-from bazarsim.contracts import parse_kind
-from bazarsim.dataset import DEFAULT_CHUNK, Simulation, parse_dealer
 from bazarsim.cli.common import OptionOpt, RulesetOpt, command, load_ruleset
 from bazarsim.cli.progress import deal_progress
+from bazarsim.constraints import parse_constraints
+from bazarsim.core.contracts import parse_kind
+from bazarsim.dataset import DEFAULT_CHUNK, Simulation, parse_dealer
 
 FixOpt = Annotated[
     list[str] | None,
@@ -72,7 +72,7 @@ def simulate_command(
     rs = load_ruleset(ruleset, option)
     cons = parse_constraints(fix, where)
     if compression not in ("zstd", "lz4", "snappy", "none", "gzip"):
-        from bazarsim.errors import BazarsimError
+        from bazarsim.core.errors import BazarsimError
 
         raise BazarsimError(f"bad --compression {compression!r}: zstd, lz4, snappy or none")
     sim = Simulation(deals=deals, seed=seed, ruleset=rs, constraints=cons,

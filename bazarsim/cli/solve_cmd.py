@@ -8,11 +8,19 @@ from typing import Annotated
 
 import typer
 
-from bazarsim.cards import SEATS, parse_deal, parse_seat
-from bazarsim.contracts import KIND_NAMES, parse_kind
-from bazarsim.errors import BazarsimError
+from bazarsim.cli.common import (
+    Format,
+    OptionOpt,
+    RulesetOpt,
+    command,
+    emit_json,
+    emit_records,
+    load_ruleset,
+)
+from bazarsim.core.cards import SEATS, parse_deal, parse_seat
+from bazarsim.core.contracts import KIND_NAMES, parse_kind
+from bazarsim.core.errors import BazarsimError
 from bazarsim.solver import Solver
-from bazarsim.cli.common import Format, OptionOpt, RulesetOpt, command, emit_json, emit_records, load_ruleset
 
 
 @command("solve")

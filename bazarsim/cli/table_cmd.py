@@ -6,9 +6,9 @@ from typing import Annotated
 
 import typer
 
-from bazarsim.errors import BazarsimError
-from bazarsim.freq import frequency_table
 from bazarsim.cli.common import Format, app, emit_records, fail
+from bazarsim.core.errors import BazarsimError
+from bazarsim.freq import frequency_table
 
 table_app = typer.Typer(help="Tables aggregated from a simulated dataset (bazarsim simulate).",
                         no_args_is_help=True)

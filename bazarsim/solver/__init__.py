@@ -20,11 +20,10 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from bazarsim.cards import SEATS, SIDES, format_card, parse_deal, parse_seat, validate_hands
-from bazarsim.contracts import KIND_NAMES, parse_kind
-from bazarsim.errors import BazarsimError
+from bazarsim.core.cards import SEATS, SIDES, format_card, parse_deal, parse_seat, validate_hands
+from bazarsim.core.contracts import KIND_NAMES, parse_kind
+from bazarsim.core.errors import BazarsimError
 from bazarsim.rulesets import Ruleset, get_ruleset
-from bazarsim.tables import rule_tables
 from bazarsim.solver.play import legal_cards, play_tables, trick_winner
 from bazarsim.solver.search import (
     DEFAULT_TT_BITS,
@@ -39,6 +38,7 @@ from bazarsim.solver.search import (
     reaches,
     solve_deal,
 )
+from bazarsim.tables import rule_tables
 
 __all__ = [
     "Solution",

@@ -16,10 +16,9 @@ from numba.core import cgutils
 from numba.core import types as nbtypes
 from numba.extending import intrinsic
 
-from bazarsim.cards import validate_hands
-from bazarsim.contracts import KIND_NAMES
+from bazarsim.core.cards import validate_hands
+from bazarsim.core.contracts import KIND_NAMES
 from bazarsim.rulesets import Ruleset, get_ruleset
-from bazarsim.tables import rule_tables
 from bazarsim.solver.play import N_RULES, play_tables
 from bazarsim.solver.search import (
     DEFAULT_TT_BITS,
@@ -31,6 +30,7 @@ from bazarsim.solver.search import (
     reach_deal,
     solve_deal,
 )
+from bazarsim.tables import rule_tables
 
 
 @intrinsic

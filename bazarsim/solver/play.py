@@ -18,7 +18,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from bazarsim.contracts import BK, VK
+from bazarsim.core.contracts import BK, VK
 from bazarsim.tables import (
     F_LAST_TRICK,
     F_OVERTAKE_PLAIN,

@@ -1719,7 +1719,7 @@ def exact_value(hands, leader, trick_cards, n, pts, stren, order, above, rules, 
     full-window search, or ``M_AUTO`` (full window up to ``AUTO_FULL_MAX`` tricks left,
     else bisection). Uses the current table generation (call :func:`new_search`
     first when the contract or the scoring mode changed). Hands, cards and tables are in
-    the natural layout of :mod:`bazarsim.cards` (``order`` and ``above`` are not used:
+    the natural layout of :mod:`bazarsim.core.cards` (``order`` and ``above`` are not used:
     the search makes its own in its layout, see :func:`to_layout`).
     """
     work = to_layout(hands, trick_cards, n, pts, stren, ctx)

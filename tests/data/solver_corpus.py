@@ -20,8 +20,8 @@ sys.path.insert(0, str(HERE.parent))
 
 import naive_play as NP  # noqa: E402
 
-from bazarsim.cards import SEATS, format_deal  # noqa: E402
-from bazarsim.contracts import KIND_NAMES  # noqa: E402
+from bazarsim.core.cards import SEATS, format_deal  # noqa: E402
+from bazarsim.core.contracts import KIND_NAMES  # noqa: E402
 from bazarsim.rulesets import RULESETS, get_ruleset  # noqa: E402
 from bazarsim.solver import Solver  # noqa: E402
 from bazarsim.solver.search import O_TT  # noqa: E402

@@ -26,7 +26,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from bazarsim.errors import CardError
+from bazarsim.core.errors import CardError
 
 SUITS = "SHDC"
 SUIT_SYMBOLS = "♠♥♦♣"

@@ -6,8 +6,8 @@ S H D C (equal to the suit number), 4 is BK, 5 is VK.
 
 from __future__ import annotations
 
-from bazarsim.cards import SUIT_SYMBOLS, SUITS
-from bazarsim.errors import BazarsimError
+from bazarsim.core.cards import SUIT_SYMBOLS, SUITS
+from bazarsim.core.errors import BazarsimError
 
 BK = 4
 VK = 5

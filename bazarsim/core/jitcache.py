@@ -1,7 +1,7 @@
 """Keep Numba's on-disk cache in step with the package's source.
 
 Numba decides whether a cached kernel is stale by looking only at the file that defines
-it. Our kernels inline helpers from other modules (``bitops``, ``solver/play``...), so an
+it. Our kernels inline helpers from other modules (``core.bits``, ``rules.play``...), so an
 edit or an upgrade that changes only a helper would otherwise keep running the old
 machine code. At import we hash every source file of the package; when the hash differs
 from the one recorded beside the cache, the package's cache files are removed and Numba
@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-PACKAGE_DIR = Path(__file__).resolve().parent
+PACKAGE_DIR = Path(__file__).resolve().parent.parent  # the bazarsim package
 STAMP = PACKAGE_DIR / "__pycache__" / "bazarsim-source.sha1"
 
 
