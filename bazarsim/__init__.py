@@ -19,7 +19,7 @@ from bazarsim.core.cards import (  # noqa: E402
     parse_hand,
 )
 from bazarsim.core.errors import BazarsimError, CardError, RulesetError  # noqa: E402
-from bazarsim.rulesets import RULESETS, Ruleset, get_ruleset  # noqa: E402
+from bazarsim.rules.rulesets import RULESETS, Ruleset, get_ruleset  # noqa: E402
 
 __all__ = [
     "__version__",

@@ -63,8 +63,8 @@ from bazarsim.evaluate import (
     evaluate_hands_kernel,
     points_and_declarations_kernel,
 )
-from bazarsim.rulesets import Ruleset, get_ruleset
-from bazarsim.tables import rule_tables
+from bazarsim.rules.compiled import rule_tables
+from bazarsim.rules.rulesets import Ruleset, get_ruleset
 
 SCHEMA_VERSION = 1
 MANIFEST = "_run.json"

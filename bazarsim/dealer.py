@@ -53,8 +53,8 @@ from bazarsim.dealnum import (
     decode_deal,
 )
 from bazarsim.evaluate import _hand
-from bazarsim.rulesets import Ruleset, get_ruleset
-from bazarsim.tables import rule_tables
+from bazarsim.rules.compiled import rule_tables
+from bazarsim.rules.rulesets import Ruleset, get_ruleset
 
 GAMMA = np.uint64(0x9E3779B97F4A7C15)
 MIX1 = np.uint64(0xBF58476D1CE4E5B9)

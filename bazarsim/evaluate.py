@@ -20,8 +20,7 @@ import numpy as np
 from bazarsim.core.bits import popcount32, suit_bits
 from bazarsim.core.cards import RANKS, SIDES, SUITS, card_bit, format_cards
 from bazarsim.core.contracts import BK, KIND_NAMES, parse_kind
-from bazarsim.rulesets import Ruleset, get_ruleset
-from bazarsim.tables import (
+from bazarsim.rules.compiled import (
     F_BELA_VALUE,
     F_FOUR7_REDEAL,
     F_FOUR8_CANCEL,
@@ -33,6 +32,7 @@ from bazarsim.tables import (
     sequence_runs,
     sequence_score,
 )
+from bazarsim.rules.rulesets import Ruleset, get_ruleset
 
 SPECIAL_FOUR_SEVENS = 1
 SPECIAL_FOUR_EIGHTS = 2

@@ -27,7 +27,7 @@ from bazarsim.core.cards import SEATS
 from bazarsim.core.errors import BazarsimError
 from bazarsim.dataset import open_dataset, read_manifest
 from bazarsim.odds import exact_odds, scoring_four_ranks
-from bazarsim.rulesets import get_ruleset
+from bazarsim.rules.rulesets import get_ruleset
 
 TRUMP_SUIT = 1  # hearts
 SUIT_MASK = np.uint32(0xFF)

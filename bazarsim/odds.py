@@ -20,7 +20,7 @@ from itertools import combinations
 from math import comb
 
 from bazarsim.core.cards import RANKS
-from bazarsim.rulesets import Ruleset, get_ruleset
+from bazarsim.rules.rulesets import Ruleset, get_ruleset
 
 HAND = 8
 DECK = 32

@@ -15,8 +15,8 @@ from bazarsim.dataset import Simulation
 from bazarsim.dealer import DealBatch, Dealer, numpy_deal
 from bazarsim.dealnum import deal_numbers
 from bazarsim.evaluate import evaluate_deals_kernel, evaluate_hands_kernel
-from bazarsim.rulesets import get_ruleset
-from bazarsim.tables import rule_tables
+from bazarsim.rules.compiled import rule_tables
+from bazarsim.rules.rulesets import get_ruleset
 
 from .common import median_time, numba_threads, row
 

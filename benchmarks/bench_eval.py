@@ -7,8 +7,8 @@ import numba
 import numpy as np
 
 from bazarsim.evaluate import HAND_FIELDS, evaluate_hands_kernel, points_and_declarations_kernel
-from bazarsim.rulesets import get_ruleset
-from bazarsim.tables import F_FOUR8_CANCEL, rule_tables
+from bazarsim.rules.compiled import F_FOUR8_CANCEL, rule_tables
+from bazarsim.rules.rulesets import get_ruleset
 
 from .common import median_time, numba_threads, row
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from bazarsim.auction import Contract
-from bazarsim.rulesets import get_ruleset
-from bazarsim.scoring import (
+from bazarsim.rules.auction import Contract
+from bazarsim.rules.rulesets import get_ruleset
+from bazarsim.rules.scoring import (
     DealOutcome,
     score_deal,
     score_deals,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bazarsim.rulesets import RULESETS
+from bazarsim.rules.rulesets import RULESETS
 
 
 def random_deals(n: int, seed: int) -> np.ndarray:

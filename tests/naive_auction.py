@@ -1,7 +1,7 @@
 """A slow, stateless judge of bazar auctions, written from RULES.md section 5.
 
 It re-reads the whole history for every call instead of keeping state, and works on
-plain tuples, so it shares no code with :mod:`bazarsim.auction`. Calls are tuples:
+plain tuples, so it shares no code with :mod:`bazarsim.rules.auction`. Calls are tuples:
 ``("P",)``, ``("X",)``, ``("XX",)``, ``("B", level, kind, capot)``.
 Kinds are 0..3 suits, 4 BK, 5 VK. Seats 0..3 = N E S W; side = seat % 2.
 """

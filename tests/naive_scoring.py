@@ -1,7 +1,7 @@
-"""A slow, literal transcription of RULES.md section 6, to check bazarsim.scoring against.
+"""A slow, literal transcription of RULES.md section 6, to check bazarsim.rules.scoring against.
 
 Plain Python on plain numbers; it reads the ruleset's option fields by name and shares
-no code with :mod:`bazarsim.scoring`. ``score(...)`` returns
+no code with :mod:`bazarsim.rules.scoring`. ``score(...)`` returns
 ``(made, margin, ns, ew, carry)``.
 """
 

@@ -9,7 +9,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from bazarsim.auction import (
+from bazarsim.cli import app
+from bazarsim.rules.auction import (
     BID,
     CONTRA,
     PASS,
@@ -21,8 +22,7 @@ from bazarsim.auction import (
     parse_contract,
     run_auction,
 )
-from bazarsim.cli import app
-from bazarsim.rulesets import get_ruleset
+from bazarsim.rules.rulesets import get_ruleset
 
 from . import naive_auction as naive
 

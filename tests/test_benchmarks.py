@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from bazarsim.evaluate import evaluate_hands
-from bazarsim.rulesets import RULESETS
-from bazarsim.tables import rule_tables
+from bazarsim.rules.compiled import rule_tables
+from bazarsim.rules.rulesets import RULESETS
 from benchmarks.bench_eval import numpy_points_and_declarations
 from benchmarks.run import to_markdown
 

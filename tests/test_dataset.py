@@ -26,7 +26,7 @@ from bazarsim.dataset import (
 )
 from bazarsim.dealer import Dealer
 from bazarsim.evaluate import evaluate_deals, evaluate_hands
-from bazarsim.rulesets import get_ruleset
+from bazarsim.rules.rulesets import get_ruleset
 
 ROOT = Path(__file__).resolve().parent.parent
 

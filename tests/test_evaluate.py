@@ -16,8 +16,8 @@ from bazarsim.evaluate import (
     evaluate_hands,
     list_declarations,
 )
-from bazarsim.rulesets import RULESETS, get_ruleset
-from bazarsim.tables import FOUR_CLASS, rule_tables
+from bazarsim.rules.compiled import FOUR_CLASS, rule_tables
+from bazarsim.rules.rulesets import RULESETS, get_ruleset
 
 from . import naive
 from .conftest import random_deals, random_hands

@@ -11,7 +11,7 @@ import pytest
 from bazarsim.dataset import Simulation
 from bazarsim.dealer import Dealer
 from bazarsim.freq import frequency_table, hand_features, wilson_interval, z_score
-from bazarsim.rulesets import get_ruleset
+from bazarsim.rules.rulesets import get_ruleset
 
 RANKS = "789TJQKA"
 

@@ -6,11 +6,11 @@ import random
 
 import pytest
 
-from bazarsim.auction import Contract
 from bazarsim.core.errors import BazarsimError
-from bazarsim.match import Match
-from bazarsim.rulesets import get_ruleset
-from bazarsim.scoring import DealOutcome
+from bazarsim.rules.auction import Contract
+from bazarsim.rules.match import Match
+from bazarsim.rules.rulesets import get_ruleset
+from bazarsim.rules.scoring import DealOutcome
 
 N, E, S, W = range(4)
 H = 1
@@ -142,7 +142,7 @@ def test_random_matches_end_and_totals_add_up(name):
 
 def test_eight_of_a_suit_side_from_a_deal():
     from bazarsim.core.cards import parse_deal
-    from bazarsim.match import eight_of_a_suit_side
+    from bazarsim.rules.match import eight_of_a_suit_side
 
     d = parse_deal("N:-.AKQJT987.-.- AKQJ.-.AKQJ.- T987.-.T987.- -.-.-.AKQJT987")
     assert eight_of_a_suit_side(d) == 0  # North holds every heart

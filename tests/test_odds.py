@@ -10,7 +10,7 @@ import pytest
 
 from bazarsim.evaluate import evaluate_hands
 from bazarsim.odds import ALL_HANDS, exact_features, exact_odds
-from bazarsim.rulesets import RULESETS, get_ruleset
+from bazarsim.rules.rulesets import RULESETS, get_ruleset
 
 from .naive import all_hands
 

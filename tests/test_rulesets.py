@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from bazarsim.rulesets import RULESETS, get_ruleset, parse_option_assignments
-from bazarsim.tables import F_UNDERTRUMP, rule_tables
+from bazarsim.rules.compiled import F_UNDERTRUMP, rule_tables
+from bazarsim.rules.rulesets import RULESETS, get_ruleset, parse_option_assignments
 
 
 def test_registry_and_defaults():

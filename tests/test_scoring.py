@@ -8,10 +8,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from bazarsim.auction import Contract
 from bazarsim.cli import app
-from bazarsim.rulesets import get_ruleset
-from bazarsim.scoring import DealOutcome, ScoringError, score_deal, score_deals, to_sai
+from bazarsim.rules.auction import Contract
+from bazarsim.rules.rulesets import get_ruleset
+from bazarsim.rules.scoring import DealOutcome, ScoringError, score_deal, score_deals, to_sai
 
 from . import naive_scoring
 
@@ -631,7 +631,7 @@ def test_bulk_takes_evaluate_deals_declarations():
 
 @pytest.mark.parametrize("name", ["bazar", "bazar-blot", "belote-fr", "bela-hr"])
 def test_deal_totals_162_258(name):
-    from bazarsim.tables import rule_tables
+    from bazarsim.rules.compiled import rule_tables
 
     rs = get_ruleset(name)
     tables = rule_tables(rs)

@@ -22,10 +22,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bazarsim.core.contracts import KIND_NAMES
-from bazarsim.rulesets import RULESETS, get_ruleset
+from bazarsim.rules.compiled import rule_tables
+from bazarsim.rules.play import legal_cards, play_tables, trick_winner
+from bazarsim.rules.rulesets import RULESETS, get_ruleset
 from bazarsim.solver import Solver, dd_tables
-from bazarsim.solver.play import legal_cards, play_tables, trick_winner
-from bazarsim.tables import rule_tables
 
 from . import naive_play as NP
 
@@ -215,7 +215,7 @@ def test_legal_given_matches_legal_cards(rs_name):
     """The trick summary kept card by card (as the two-trick endgame keeps it) gives the
     legal cards of the trick scan, for every contract kind with each legal-play flag as
     the ruleset has it and flipped."""
-    from bazarsim.solver.play import add_to_summary, legal_given
+    from bazarsim.rules.play import add_to_summary, legal_given
 
     rng = np.random.default_rng(23)
     base = get_ruleset(rs_name)
@@ -327,7 +327,7 @@ def test_each_optimisation_alone_agrees(opt):
 def one_trick_lookahead(hs, leader, trick, lp, ls, la, rules) -> int:
     """Plain minimax to the end of the current trick, the root look-ahead's guess
     (``search._estimate``) after it: the reference for ``O_ROOTLOOK`` (search layout)."""
-    from bazarsim.solver.play import R_LAST_BONUS, R_TRICK_BONUS
+    from bazarsim.rules.play import R_LAST_BONUS, R_TRICK_BONUS
     from bazarsim.solver.search import _estimate
 
     tb, lb = int(rules[R_TRICK_BONUS]), int(rules[R_LAST_BONUS])

@@ -6,7 +6,6 @@ from typing import Annotated
 
 import typer
 
-from bazarsim.auction import run_auction
 from bazarsim.cli.common import (
     Format,
     OptionOpt,
@@ -17,6 +16,7 @@ from bazarsim.cli.common import (
     load_ruleset,
 )
 from bazarsim.core.errors import BazarsimError
+from bazarsim.rules.auction import run_auction
 
 CALL_HELP = (
     "Calls from the player to the dealer's left, separated by spaces: "

@@ -12,7 +12,7 @@ from typing import Annotated, Any
 import typer
 
 from bazarsim.core.errors import BazarsimError
-from bazarsim.rulesets import RULESETS, Ruleset, get_ruleset, parse_option_assignments
+from bazarsim.rules.rulesets import RULESETS, Ruleset, get_ruleset, parse_option_assignments
 
 app = typer.Typer(
     name="bazarsim",

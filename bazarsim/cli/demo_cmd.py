@@ -19,7 +19,7 @@ from bazarsim.cli.progress import deal_progress
 from bazarsim.cli.table_cmd import print_frequency_table
 from bazarsim.core.errors import BazarsimError
 from bazarsim.dataset import Simulation, read_manifest
-from bazarsim.rulesets import get_ruleset
+from bazarsim.rules.rulesets import get_ruleset
 
 DEMO_DEALS = 3_000_000
 DEMO_SEED = 2026

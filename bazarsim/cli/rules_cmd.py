@@ -9,7 +9,7 @@ import typer
 from bazarsim.cli.common import Format, OptionOpt, command, emit_json, emit_records, load_ruleset
 from bazarsim.core.cards import RANKS
 from bazarsim.core.contracts import KIND_NAMES
-from bazarsim.rulesets import RULESETS, get_ruleset
+from bazarsim.rules.rulesets import RULESETS, get_ruleset
 
 
 @command("rules")

@@ -8,7 +8,6 @@ from typing import Annotated
 import typer
 from typer.core import TyperCommand
 
-from bazarsim.auction import parse_contract
 from bazarsim.cli.common import (
     Format,
     OptionOpt,
@@ -20,7 +19,8 @@ from bazarsim.cli.common import (
 )
 from bazarsim.core.cards import SIDES, parse_seat
 from bazarsim.core.errors import BazarsimError
-from bazarsim.scoring import TRICKS, DealOutcome, score_deal
+from bazarsim.rules.auction import parse_contract
+from bazarsim.rules.scoring import TRICKS, DealOutcome, score_deal
 
 SIDE_HELP = "NS=<n> and/or EW=<n>, repeatable or comma-separated (NS=20,EW=0)"
 

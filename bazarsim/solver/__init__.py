@@ -23,8 +23,9 @@ import numpy as np
 from bazarsim.core.cards import SEATS, SIDES, format_card, parse_deal, parse_seat, validate_hands
 from bazarsim.core.contracts import KIND_NAMES, parse_kind
 from bazarsim.core.errors import BazarsimError
-from bazarsim.rulesets import Ruleset, get_ruleset
-from bazarsim.solver.play import legal_cards, play_tables, trick_winner
+from bazarsim.rules.compiled import rule_tables
+from bazarsim.rules.play import legal_cards, play_tables, trick_winner
+from bazarsim.rules.rulesets import Ruleset, get_ruleset
 from bazarsim.solver.search import (
     DEFAULT_TT_BITS,
     METHOD_NAMES,
@@ -38,7 +39,6 @@ from bazarsim.solver.search import (
     reaches,
     solve_deal,
 )
-from bazarsim.tables import rule_tables
 
 __all__ = [
     "Solution",

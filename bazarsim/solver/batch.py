@@ -18,8 +18,9 @@ from numba.extending import intrinsic
 
 from bazarsim.core.cards import validate_hands
 from bazarsim.core.contracts import KIND_NAMES
-from bazarsim.rulesets import Ruleset, get_ruleset
-from bazarsim.solver.play import N_RULES, play_tables
+from bazarsim.rules.compiled import rule_tables
+from bazarsim.rules.play import N_RULES, play_tables
+from bazarsim.rules.rulesets import Ruleset, get_ruleset
 from bazarsim.solver.search import (
     DEFAULT_TT_BITS,
     M_AUTO,
@@ -30,7 +31,6 @@ from bazarsim.solver.search import (
     reach_deal,
     solve_deal,
 )
-from bazarsim.tables import rule_tables
 
 
 @intrinsic

@@ -120,7 +120,7 @@ from llvmlite import ir
 from numba.core import types as nbtypes
 from numba.extending import intrinsic
 
-from bazarsim.solver.play import (
+from bazarsim.rules.play import (
     R_LAST_BONUS,
     R_MONOTONE,
     R_TRICK_BONUS,

@@ -22,7 +22,7 @@ import naive_play as NP  # noqa: E402
 
 from bazarsim.core.cards import SEATS, format_deal  # noqa: E402
 from bazarsim.core.contracts import KIND_NAMES  # noqa: E402
-from bazarsim.rulesets import RULESETS, get_ruleset  # noqa: E402
+from bazarsim.rules.rulesets import RULESETS, get_ruleset  # noqa: E402
 from bazarsim.solver import Solver  # noqa: E402
 from bazarsim.solver.search import O_TT  # noqa: E402
 

@@ -19,7 +19,7 @@ import numba as nb
 import numpy as np
 
 from bazarsim.core.contracts import BK, VK
-from bazarsim.tables import (
+from bazarsim.rules.compiled import (
     F_LAST_TRICK,
     F_OVERTAKE_PLAIN,
     F_OVERTAKE_TRUMP,

@@ -37,11 +37,11 @@ from dataclasses import dataclass
 import numba as nb
 import numpy as np
 
-from bazarsim.auction import Contract
 from bazarsim.core.cards import SIDES
 from bazarsim.core.contracts import BK, VK
 from bazarsim.core.errors import BazarsimError
-from bazarsim.rulesets import Ruleset, get_ruleset
+from bazarsim.rules.auction import Contract
+from bazarsim.rules.rulesets import Ruleset, get_ruleset
 
 TRICKS = 8
 SCHEMES = ("bazar", "bazar-blot", "belote-fr", "bela-hr")

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from bazarsim.core.cards import SEATS, SIDES, parse_seat, side_of
 from bazarsim.core.contracts import BK, KIND_NAMES, VK, parse_kind
 from bazarsim.core.errors import BazarsimError
-from bazarsim.rulesets import Ruleset, get_ruleset
+from bazarsim.rules.rulesets import Ruleset, get_ruleset
 
 PASS, BID, CONTRA, RECONTRA = 0, 1, 2, 3
 CONTRA_NAMES = ("", "X", "XX")

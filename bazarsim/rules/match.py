@@ -23,11 +23,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from bazarsim.auction import Contract
 from bazarsim.core.cards import SIDES, side_of, suit_byte
 from bazarsim.core.errors import BazarsimError
-from bazarsim.rulesets import Ruleset, get_ruleset
-from bazarsim.scoring import DealOutcome, DealScore, score_deal
+from bazarsim.rules.auction import Contract
+from bazarsim.rules.rulesets import Ruleset, get_ruleset
+from bazarsim.rules.scoring import DealOutcome, DealScore, score_deal
 
 
 def eight_of_a_suit_side(hands) -> int | None:
