@@ -1,6 +1,6 @@
 """Simulations streamed to a Parquet dataset: chunked, atomic, resumable.
 
-A run deals indices ``0 .. N-1`` of one seed (:mod:`bazarsim.dealer`), evaluates every
+A run deals indices ``0 .. N-1`` of one seed (:mod:`bazarsim.deals.generator`), evaluates every
 deal for each contract kind (:mod:`bazarsim.evaluate` kernels) and writes one row per
 deal. Chunks become part files ``part-<start>-<end>.parquet`` (16-digit index range
 ``[start, end)``; a chunk is written as ``writers`` parts by parallel threads), each
@@ -16,7 +16,7 @@ computed).
 
 Columns (one row per deal):
 
-* ``number`` (deal number, :mod:`bazarsim.dealnum`), ``seed``, ``index``, ``dealer``
+* ``number`` (deal number, :mod:`bazarsim.deals.numbering`), ``seed``, ``index``, ``dealer``
   (0..3 = N E S W), hands ``N E S W`` (``uint32`` card masks, :mod:`bazarsim.core.cards`);
 * per seat: ``{seat}_aces``; per seat and kind (``S H D C BK VK`` as the ruleset has
   them): ``{seat}_{kind}_points``, ``_trumps``, ``_trump_jacks``, ``_trump_nines``,
@@ -51,11 +51,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from bazarsim import __version__
-from bazarsim.constraints import Constraints, no_constraints
 from bazarsim.core.cards import SEATS, parse_seat
 from bazarsim.core.contracts import KIND_NAMES
 from bazarsim.core.errors import BazarsimError
-from bazarsim.dealer import Dealer
+from bazarsim.deals.constraints import Constraints, no_constraints
+from bazarsim.deals.generator import Dealer
 from bazarsim.evaluate import (
     DEAL_FIELDS,
     HAND_FIELDS,

@@ -1,7 +1,7 @@
 """Slow, obvious references for the dealer and deal numbers (plain Python integers).
 
-Written from the definitions in the module docstrings of ``bazarsim.dealer`` and
-``bazarsim.dealnum``, with none of their tables or bit tricks: SplitMix64 with Python
+Written from the definitions in the module docstrings of ``bazarsim.deals.generator`` and
+``bazarsim.deals.numbering``, with none of their tables or bit tricks: SplitMix64 with Python
 big integers, Lemire's reduction with an exact 128-bit product, and deal and completion numbers
 from explicit lists of subsets, deposited bit by bit.
 """
@@ -79,7 +79,7 @@ def _off(k: int) -> int:
 
 
 def deal_of_number(number: int) -> list[int]:
-    """Full deal (N E S W masks) with this number (definition in bazarsim.dealnum)."""
+    """Full deal (N E S W masks) with this number (definition in bazarsim.deals.numbering)."""
     a, rest = divmod(number, HALF * HALF)
     b, c = divmod(rest, HALF)
     k = max(q for q in range(17) if _off(q) <= a)

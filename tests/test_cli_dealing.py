@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 from bazarsim.cli import app
 from bazarsim.core.cards import parse_deal
 from bazarsim.dataset import read_dataframe
-from bazarsim.dealer import Dealer
+from bazarsim.deals.generator import Dealer
 
 from . import naive_dealing as ref
 

@@ -13,7 +13,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bazarsim.constraints import parse_constraints
 from bazarsim.core.cards import SEATS
 from bazarsim.core.errors import BazarsimError
 from bazarsim.dataset import (
@@ -24,7 +23,8 @@ from bazarsim.dataset import (
     part_metadata,
     read_dataframe,
 )
-from bazarsim.dealer import Dealer
+from bazarsim.deals.constraints import parse_constraints
+from bazarsim.deals.generator import Dealer
 from bazarsim.evaluate import evaluate_deals, evaluate_hands
 from bazarsim.rules.rulesets import get_ruleset
 

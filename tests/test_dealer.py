@@ -11,10 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bazarsim.constraints import parse_constraints
 from bazarsim.core.errors import BazarsimError
-from bazarsim.dealer import Dealer, mul_hi_lo, numpy_deal
-from bazarsim.dealnum import N_DEALS, deal_numbers
+from bazarsim.deals.constraints import parse_constraints
+from bazarsim.deals.generator import Dealer, mul_hi_lo, numpy_deal
+from bazarsim.deals.numbering import N_DEALS, deal_numbers
 
 from . import naive_dealing as ref
 
@@ -61,7 +61,7 @@ def test_deal_i_does_not_depend_on_batching_or_threads():
     parts = np.concatenate([d.deal(a, 9_999).hands for a in range(0, 50_000, 9_999)])
     assert (parts[:50_000] == whole).all()
     code = (
-        "import numba, numpy as np; from bazarsim.dealer import Dealer;"
+        "import numba, numpy as np; from bazarsim.deals.generator import Dealer;"
         "numba.set_num_threads(1); h = Dealer(2026).deal(0, 50_000).hands;"
         "print(int(np.bitwise_xor.reduce(h.ravel() * np.arange(1, 200_001, dtype=np.uint32))))"
     )

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bazarsim.core.errors import BazarsimError
-from bazarsim.dealnum import (
+from bazarsim.deals.numbering import (
     N_DEALS,
     PDEP8,
     START16,
@@ -43,7 +43,7 @@ def test_count_of_deals():
 ])
 def test_completions_enumerate_every_way_once(fix):
     """Small positions: every completion number gives a different valid deal, all of them."""
-    from bazarsim.constraints import parse_fix
+    from bazarsim.deals.constraints import parse_fix
 
     fixed = parse_fix(fix)
     cp = completion_params(fixed)
@@ -79,7 +79,7 @@ def test_first_and_last_deal():
 
 
 def test_subset_tables_against_plain_python():
-    from bazarsim.dealnum import PDEP8, PEXT8, RANK16, START16, SUB16
+    from bazarsim.deals.numbering import PDEP8, PEXT8, RANK16, START16, SUB16
 
     for k in (0, 1, 5, 8, 16):
         masks = ref.masks_of_size(k)

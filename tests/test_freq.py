@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from bazarsim.dataset import Simulation
-from bazarsim.dealer import Dealer
+from bazarsim.deals.generator import Dealer
 from bazarsim.freq import frequency_table, hand_features, wilson_interval, z_score
 from bazarsim.rules.rulesets import get_ruleset
 

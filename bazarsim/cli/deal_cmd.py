@@ -8,11 +8,11 @@ import typer
 
 from bazarsim.cli.common import command, emit_json
 from bazarsim.cli.simulate_cmd import FixOpt, WhereOpt
-from bazarsim.constraints import parse_constraints
 from bazarsim.core.cards import SEAT_NAMES, SEATS, SUIT_SYMBOLS, format_deal, parse_deal, suit_byte
 from bazarsim.core.errors import BazarsimError
-from bazarsim.dealer import Dealer
-from bazarsim.dealnum import N_DEALS, deal_from_number, deal_number
+from bazarsim.deals.constraints import parse_constraints
+from bazarsim.deals.generator import Dealer
+from bazarsim.deals.numbering import N_DEALS, deal_from_number, deal_number
 
 RANKS_HIGH_FIRST = "AKQJT987"
 

@@ -9,9 +9,9 @@ import typer
 
 from bazarsim.cli.common import OptionOpt, RulesetOpt, command, load_ruleset
 from bazarsim.cli.progress import deal_progress
-from bazarsim.constraints import parse_constraints
 from bazarsim.core.contracts import parse_kind
 from bazarsim.dataset import DEFAULT_CHUNK, Simulation, parse_dealer
+from bazarsim.deals.constraints import parse_constraints
 
 FixOpt = Annotated[
     list[str] | None,

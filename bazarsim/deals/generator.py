@@ -17,7 +17,7 @@ the deal's number is ``x`` itself and uniformity over deals follows from uniform
 number (:func:`bazarsim.dealnum.decode_completion_parts`, the same scheme over the
 unseen cards): only the unseen cards are placed, so fixed cards cost nothing.
 
-Predicates (:mod:`bazarsim.constraints`) are checked inside the kernel; a rejected deal
+Predicates (:mod:`bazarsim.deals.constraints`) are checked inside the kernel; a rejected deal
 draws again from the same ``(s, i)`` stream (next ``k``), so deal ``i`` is the first
 accepted candidate of its own stream: still a pure function of ``(s, i)``.
 """
@@ -29,7 +29,9 @@ from dataclasses import dataclass
 import numba as nb
 import numpy as np
 
-from bazarsim.constraints import (
+from bazarsim.core.bits import popcount32, suit_bits
+from bazarsim.core.errors import BazarsimError
+from bazarsim.deals.constraints import (
     P_HOLDS,
     P_LACKS,
     P_LEN,
@@ -37,9 +39,7 @@ from bazarsim.constraints import (
     Constraints,
     no_constraints,
 )
-from bazarsim.core.bits import popcount32, suit_bits
-from bazarsim.core.errors import BazarsimError
-from bazarsim.dealnum import (
+from bazarsim.deals.numbering import (
     C16,
     OFF,
     PDEP8,
