@@ -1,7 +1,7 @@
 """Hand and deal evaluation: card points, trumps, declarations, bela.
 
 The kernels are Numba functions over arrays (millions of hands at a time, parallel with
-``prange``); they read a ruleset only through :class:`~bazarsim.tables.RuleTables`.
+``prange``); they read a ruleset only through :class:`~bazarsim.rules.compiled.RuleTables`.
 The Python functions at the bottom wrap them for the API and the CLI.
 
 Per hand and contract kind: card points, trump count, trump jacks and nines, aces,

@@ -24,7 +24,7 @@ GROUP = "dealing"
 
 
 class NumpyDealer:
-    """The NumPy baseline behind the same interface as :class:`bazarsim.dealer.Dealer`."""
+    """The NumPy baseline behind the same interface as :class:`bazarsim.deals.generator.Dealer`."""
 
     def __init__(self, seed: int):
         self.seed = seed

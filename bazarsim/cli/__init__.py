@@ -1,7 +1,7 @@
 """The ``bazarsim`` command line: a thin skin over the Python API.
 
 Each command group lives in its own module and registers itself on :data:`app`.
-User mistakes (:class:`~bazarsim.errors.BazarsimError`) are printed on one line to
+User mistakes (:class:`~bazarsim.core.errors.BazarsimError`) are printed on one line to
 stderr with exit code 2, never as a traceback.
 """
 

@@ -11,10 +11,10 @@ Deal. A draw is mapped to a uniform integer ``x`` in ``[0, C)``, ``C`` the numbe
 deals (or of completions of the fixed cards), by Lemire's multiply-and-reject method
 (exact: the rare draws that would bias the result are rejected and the next ``k`` is
 used). With nothing fixed, ``x`` is a deal number, decoded by
-:func:`bazarsim.dealnum.decode_deal` (a few table lookups, no long dependency chain):
+:func:`bazarsim.deals.numbering.decode_deal` (a few table lookups, no long dependency chain):
 the deal's number is ``x`` itself and uniformity over deals follows from uniformity of
 ``x``. With fixed cards, three draws give the three independent parts of a completion
-number (:func:`bazarsim.dealnum.decode_completion_parts`, the same scheme over the
+number (:func:`bazarsim.deals.numbering.decode_completion_parts`, the same scheme over the
 unseen cards): only the unseen cards are placed, so fixed cards cost nothing.
 
 Predicates (:mod:`bazarsim.deals.constraints`) are checked inside the kernel; a rejected deal
@@ -176,7 +176,7 @@ def accepts(h0, h1, h2, h3, preds, T):
 def deal_free_kernel(key, start, total, reject_below, preds, T, sub16, start16, c16, off, pdep8,
                      out_hands, out_x, out_tries):
     """Deals ``start .. start + n - 1`` with no fixed cards: each draw is a deal number,
-    decoded directly (:func:`bazarsim.dealnum.decode_deal`). Outputs as
+    decoded directly (:func:`bazarsim.deals.numbering.decode_deal`). Outputs as
     :func:`deal_fixed_kernel`."""
     npred = preds.shape[0]
     for i in nb.prange(out_hands.shape[0]):
@@ -210,7 +210,7 @@ def draw_completion(key, i, k, sizes, rejects):
 def deal_fixed_kernel(key, start, sizes, rejects, cp, fixed, preds, T, sub16, start16, pdep8,
                       out_hands, out_x, out_tries):
     """Deals ``start .. start + n - 1`` around fixed cards: the draws give a completion
-    ``(a, b, c)`` (:func:`bazarsim.dealnum.decode_completion_parts`), uniform because its
+    ``(a, b, c)`` (:func:`bazarsim.deals.numbering.decode_completion_parts`), uniform because its
     parts are independent and uniform; only the unseen cards are placed. ``out_x`` is the
     completion number ``(a * sizes[1] + b) * sizes[2] + c``."""
     npred = preds.shape[0]

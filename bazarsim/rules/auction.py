@@ -10,7 +10,7 @@ Three auction styles are data of the ruleset (``ruleset.auction.style``):
 * ``bela`` (004): each player speaks once, the first named suit is trump, the dealer may
   not pass.
 
-Speaking order is always the next seat in :data:`bazarsim.cards.SEATS` order from the
+Speaking order is always the next seat in :data:`bazarsim.core.cards.SEATS` order from the
 dealer (dealer N -> E speaks first). Bela's counter-clockwise play only renames seats.
 
 Call notation (also the CLI's): ``8H`` ``9S`` ``8BK`` (``NT`` accepted) ``10VK`` (``AT``

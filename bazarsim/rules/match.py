@@ -1,7 +1,7 @@
 """Match play: the running score to the target under each ruleset's end rules.
 
 Pure Python and small on purpose: simulations score deals (scalar or in bulk with
-:func:`bazarsim.scoring.score_deals`) and feed them to :meth:`Match.record`, which
+:func:`bazarsim.rules.scoring.score_deals`) and feed them to :meth:`Match.record`, which
 returns the winning side (0 = NS, 1 = EW) once the match is over.
 
 End rules (``ruleset.scoring`` options, RULES.md section 6):

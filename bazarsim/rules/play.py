@@ -1,7 +1,7 @@
 """Trick play as Numba functions: legal cards and the trick winner (RULES.md section 3).
 
 Everything is driven by a per-contract :func:`play_tables` built from
-:class:`~bazarsim.tables.RuleTables`, so the kernels never look at a ruleset's name:
+:class:`~bazarsim.rules.compiled.RuleTables`, so the kernels never look at a ruleset's name:
 
 * ``stren[c]``: strength of card ``c`` inside its suit under the contract (7 = strongest);
 * ``order[s, i]``: the cards of suit ``s``, strongest first;

@@ -12,7 +12,7 @@ What a deal produced is given per side (index 0 = NS, 1 = EW):
 :func:`score_deals` does the same over arrays with a Numba kernel for studies of many
 deals. The tests cross-check the two on random inputs.
 
-Scheme summaries (every ambiguity is a :class:`~bazarsim.rulesets.ScoringRules` option):
+Scheme summaries (every ambiguity is a :class:`~bazarsim.rules.rulesets.ScoringRules` option):
 
 * ``bazar``: made iff the bidders' points + declarations + bela >= 10 x level (a capot
   bid also needs every trick; no trick at all always fails). Made: each side writes its

@@ -2,7 +2,7 @@
 
 The value of a node is what North-South take from the start of the current trick to the
 end of the deal (card points of the tricks they win, plus the per-trick and last-trick
-bonuses of :func:`~bazarsim.solver.play.play_tables`). North and South maximise it,
+bonuses of :func:`~bazarsim.rules.play.play_tables`). North and South maximise it,
 East and West minimise it.
 
 Enhancements, each switchable through ``opts`` so that tests compare "all off" with
@@ -1634,7 +1634,7 @@ def to_layout(hands, trick_cards, n, pts, stren, ctx):
     ``8 s + k`` is the ``k``-th weakest of suit ``s``), so that "stronger than", "the
     strongest of a suit" and "the next live card" are shifts and bit scans. The
     contract's tables in that layout go to ``ctx`` (``ctx[14:18]``: points, strength,
-    order and the masks of stronger cards, as :func:`~bazarsim.solver.play.play_tables`
+    order and the masks of stronger cards, as :func:`~bazarsim.rules.play.play_tables`
     makes them). Values are N-S points, so nothing maps back.
     """
     tricks = ctx[8]
