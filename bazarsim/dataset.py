@@ -1,7 +1,7 @@
 """Simulations streamed to a Parquet dataset: chunked, atomic, resumable.
 
 A run deals indices ``0 .. N-1`` of one seed (:mod:`bazarsim.deals.generator`), evaluates every
-deal for each contract kind (:mod:`bazarsim.evaluate` kernels) and writes one row per
+deal for each contract kind (:mod:`bazarsim.evaluate.hands` kernels) and writes one row per
 deal. Chunks become part files ``part-<start>-<end>.parquet`` (16-digit index range
 ``[start, end)``; a chunk is written as ``writers`` parts by parallel threads), each
 written to a temporary name and renamed into place, so a part is either whole or absent.
@@ -56,7 +56,7 @@ from bazarsim.core.contracts import KIND_NAMES
 from bazarsim.core.errors import BazarsimError
 from bazarsim.deals.constraints import Constraints, no_constraints
 from bazarsim.deals.generator import Dealer
-from bazarsim.evaluate import (
+from bazarsim.evaluate.hands import (
     DEAL_FIELDS,
     HAND_FIELDS,
     evaluate_deals_kernel,

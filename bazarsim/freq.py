@@ -1,7 +1,7 @@
 """Combination-frequency tables of a dataset, with Wilson intervals and exact values.
 
 Each feature is counted per hand (the four seats pooled: ``n`` = 4 x deals), per side
-or per table (deal). Hand features use the same names as :mod:`bazarsim.odds` so the
+or per table (deal). Hand features use the same names as :mod:`bazarsim.evaluate.odds` so the
 two tables join; trump features take **hearts** as trump (any suit gives the same
 exact value). The hands are read from the dataset and the features computed with NumPy
 bit operations, independently of the evaluation kernels; declaration outcomes come from
@@ -26,7 +26,7 @@ import numpy as np
 from bazarsim.core.cards import SEATS
 from bazarsim.core.errors import BazarsimError
 from bazarsim.dataset import open_dataset, read_manifest
-from bazarsim.odds import exact_odds, scoring_four_ranks
+from bazarsim.evaluate.odds import exact_odds, scoring_four_ranks
 from bazarsim.rules.rulesets import get_ruleset
 
 TRUMP_SUIT = 1  # hearts
@@ -79,7 +79,7 @@ def _run(h: np.ndarray, length: int) -> np.ndarray:
 
 
 def hand_features(ruleset) -> dict[str, Callable[[np.ndarray], np.ndarray]]:
-    """Per-hand boolean features (hearts as trump), named as in :mod:`bazarsim.odds`."""
+    """Per-hand boolean features (hearts as trump), named as in :mod:`bazarsim.evaluate.odds`."""
     t = TRUMP_SUIT
     q, j, nine = 5, 4, 2  # natural ranks 7 8 9 T J Q K A = 0..7 (K = Q + 1)
     scoring = sum(1 << r for r in scoring_four_ranks(ruleset))

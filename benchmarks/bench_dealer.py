@@ -14,7 +14,7 @@ from bazarsim.dataset import Simulation
 from bazarsim.deals.constraints import parse_constraints
 from bazarsim.deals.generator import DealBatch, Dealer, numpy_deal
 from bazarsim.deals.numbering import deal_numbers
-from bazarsim.evaluate import evaluate_deals_kernel, evaluate_hands_kernel
+from bazarsim.evaluate.hands import evaluate_deals_kernel, evaluate_hands_kernel
 from bazarsim.rules.compiled import rule_tables
 from bazarsim.rules.rulesets import get_ruleset
 

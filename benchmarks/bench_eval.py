@@ -6,7 +6,11 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from bazarsim.evaluate import HAND_FIELDS, evaluate_hands_kernel, points_and_declarations_kernel
+from bazarsim.evaluate.hands import (
+    HAND_FIELDS,
+    evaluate_hands_kernel,
+    points_and_declarations_kernel,
+)
 from bazarsim.rules.compiled import F_FOUR8_CANCEL, rule_tables
 from bazarsim.rules.rulesets import get_ruleset
 

@@ -17,9 +17,9 @@ import time
 import numpy as np
 
 from bazarsim.core.contracts import KIND_NAMES
-from bazarsim.solver import OPTION_NAMES, Solver
-from bazarsim.solver.batch import dd_tables
-from bazarsim.solver.search import O_ALL
+from bazarsim.dd.batch import dd_tables
+from bazarsim.dd.search import O_ALL
+from bazarsim.dd.solver import OPTION_NAMES, Solver
 
 from .common import numba_threads, row
 

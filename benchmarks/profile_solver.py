@@ -35,8 +35,8 @@ KERNELS = ("alphabeta", "three_tricks")
 
 def _child(out: Path, seeds: list[int], reps: int) -> None:
     """Compile, dump the kernel's object code and addresses, then run the solves."""
-    from bazarsim.solver import Solver
-    from bazarsim.solver.search import exact_value
+    from bazarsim.dd.search import exact_value
+    from bazarsim.dd.solver import Solver
 
     from .bench_solver import deals
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bazarsim.evaluate import evaluate_hands
+from bazarsim.evaluate.hands import evaluate_hands
 from bazarsim.rules.compiled import rule_tables
 from bazarsim.rules.rulesets import RULESETS
 from benchmarks.bench_eval import numpy_points_and_declarations

@@ -25,7 +25,7 @@ from bazarsim.dataset import (
 )
 from bazarsim.deals.constraints import parse_constraints
 from bazarsim.deals.generator import Dealer
-from bazarsim.evaluate import evaluate_deals, evaluate_hands
+from bazarsim.evaluate.hands import evaluate_deals, evaluate_hands
 from bazarsim.rules.rulesets import get_ruleset
 
 ROOT = Path(__file__).resolve().parent.parent

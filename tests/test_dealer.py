@@ -176,7 +176,7 @@ def test_constraints_hold_and_fixed_cards_stay():
     assert (hearts(h[:, 0]) + hearts(h[:, 2]) >= 5).all()
     assert ((h[:, 1] >> np.uint32(15)) & 1).all()
     assert not ((h[:, 3] >> np.uint32(20)) & 1).any()
-    from bazarsim.evaluate import evaluate_hands
+    from bazarsim.evaluate.hands import evaluate_hands
 
     assert (evaluate_hands(h[:, 0], "BK")["declaration_points"] > 0).all()
 

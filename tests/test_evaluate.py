@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bazarsim.core.cards import parse_deal
-from bazarsim.evaluate import (
+from bazarsim.evaluate.hands import (
     SPECIAL_FOUR_EIGHTS,
     SPECIAL_FOUR_SEVENS,
     evaluate_deals,

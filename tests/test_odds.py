@@ -8,8 +8,8 @@ from itertools import permutations
 import numpy as np
 import pytest
 
-from bazarsim.evaluate import evaluate_hands
-from bazarsim.odds import ALL_HANDS, exact_features, exact_odds
+from bazarsim.evaluate.hands import evaluate_hands
+from bazarsim.evaluate.odds import ALL_HANDS, exact_features, exact_odds
 from bazarsim.rules.rulesets import RULESETS, get_ruleset
 
 from .naive import all_hands

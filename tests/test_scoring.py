@@ -604,7 +604,7 @@ def test_hypothesis_scoring_invariants(case):
 
 def test_bulk_takes_evaluate_deals_declarations():
     """Declaration and bela arrays of evaluate_deals plug straight into score_deals."""
-    from bazarsim.evaluate import evaluate_deals
+    from bazarsim.evaluate.hands import evaluate_deals
 
     rng = np.random.default_rng(3)
     n = 300

@@ -22,10 +22,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bazarsim.core.contracts import KIND_NAMES
+from bazarsim.dd.solver import Solver, dd_tables
 from bazarsim.rules.compiled import rule_tables
 from bazarsim.rules.play import legal_cards, play_tables, trick_winner
 from bazarsim.rules.rulesets import RULESETS, get_ruleset
-from bazarsim.solver import Solver, dd_tables
 
 from . import naive_play as NP
 
@@ -283,7 +283,7 @@ def check_full_deals_all_off_vs_on(count, seed):
     """``count`` random full deals (random dealers), every contract: plain alpha-beta
     (every enhancement off, full window) equals all on. Solved through the batch kernel,
     in parallel: plain alpha-beta takes from 1 s to over a minute a solve."""
-    from bazarsim.solver.search import M_FULL
+    from bazarsim.dd.search import M_FULL
 
     rng = np.random.default_rng(seed)
     deals = np.stack([random_position(rng, 8) for _ in range(count)])
@@ -306,8 +306,8 @@ def test_full_deals_all_off_vs_all_on_smoke():
      "dominance", "pvs", "rootlook", "hints", "endgame3", "sparemaster", "surehold"],
 )
 def test_each_optimisation_alone_agrees(opt):
-    from bazarsim.solver import OPTION_NAMES
-    from bazarsim.solver.search import O_ORDER, O_TT
+    from bazarsim.dd.search import O_ORDER, O_TT
+    from bazarsim.dd.solver import OPTION_NAMES
 
     opts = OPTION_NAMES[opt]
     if opt == "rootlook":
@@ -327,8 +327,8 @@ def test_each_optimisation_alone_agrees(opt):
 def one_trick_lookahead(hs, leader, trick, lp, ls, la, rules) -> int:
     """Plain minimax to the end of the current trick, the root look-ahead's guess
     (``search._estimate``) after it: the reference for ``O_ROOTLOOK`` (search layout)."""
+    from bazarsim.dd.search import _estimate
     from bazarsim.rules.play import R_LAST_BONUS, R_TRICK_BONUS
-    from bazarsim.solver.search import _estimate
 
     tb, lb = int(rules[R_TRICK_BONUS]), int(rules[R_LAST_BONUS])
     seat = (leader + len(trick)) % 4
@@ -363,7 +363,7 @@ def test_root_lookahead_matches_reference(rs_name):
     :func:`one_trick_lookahead`, built on the trick scan (``legal_cards``,
     ``trick_winner``), in points and in tricks as the capot search counts them; the chosen
     lead is a card of the leader with the best of those values."""
-    from bazarsim.solver.search import _lead_value, _root_lookahead, new_context, to_layout
+    from bazarsim.dd.search import _lead_value, _root_lookahead, new_context, to_layout
 
     rs = get_ruleset(rs_name)
     rng = np.random.default_rng(61)
@@ -520,7 +520,7 @@ def test_six_trick_positions_all_off_vs_all_on():
 @pytest.mark.slow
 def test_full_deals_optimised_vs_table_only():
     """300 full deals: all enhancements and bisection equal the table alone, full window."""
-    from bazarsim.solver.search import O_TT
+    from bazarsim.dd.search import O_TT
 
     on = Solver()
     plain = Solver(opts=O_TT, method="full")
@@ -564,7 +564,7 @@ def test_bound_cuts_alone_match_brute_force(rs_name):
     quarter of a published solver's values wrong), so they get their own gate, with
     every legal-play flag of the ruleset also flipped at random.
     """
-    from bazarsim.solver.search import O_BOUNDS, O_QUICK, O_SURE
+    from bazarsim.dd.search import O_BOUNDS, O_QUICK, O_SURE
 
     s = Solver(opts=O_BOUNDS | O_QUICK | O_SURE, method="bisect")
     rng = np.random.default_rng(97 + len(rs_name))
@@ -602,7 +602,7 @@ def test_dominance_off_vs_on():
     Cheap to run on bigger positions than brute force can: 6 tricks, every contract kind
     and ruleset, dominance on against everything else on.
     """
-    from bazarsim.solver.search import O_ALL, O_DOMINANCE
+    from bazarsim.dd.search import O_ALL, O_DOMINANCE
 
     rng = np.random.default_rng(61)
     for rs_name in RULESETS:
@@ -622,7 +622,7 @@ def test_one_generation_across_deals_stays_exact():
     generation (no ``new_search`` between them) must equal fresh solves. Without
     ``_bind_owners`` starting a new generation, positions of the second deal hit the
     first deal's entries (same live cards, other holders) and values go wrong."""
-    from bazarsim.solver.search import M_FULL, S_GEN, exact_value, new_context, new_search
+    from bazarsim.dd.search import M_FULL, S_GEN, exact_value, new_context, new_search
 
     pts, stren, order, above, rules = play_tables(rule_tables(get_ruleset("bazar")), 0)
     rng = np.random.default_rng(97)

@@ -17,7 +17,7 @@ from bazarsim.cli.common import (
 )
 from bazarsim.core.cards import SEATS, format_deal, parse_deal, parse_seat
 from bazarsim.core.contracts import KIND_NAMES, parse_kind
-from bazarsim.evaluate import describe_deal_declarations, evaluate_hand
+from bazarsim.evaluate.hands import describe_deal_declarations, evaluate_hand
 
 
 @command("eval")

@@ -15,7 +15,7 @@ from bazarsim.cli.common import (
     fail,
     load_ruleset,
 )
-from bazarsim.odds import exact_features
+from bazarsim.evaluate.odds import exact_features
 
 
 @command("odds")

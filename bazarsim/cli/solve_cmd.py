@@ -20,7 +20,7 @@ from bazarsim.cli.common import (
 from bazarsim.core.cards import SEATS, parse_deal, parse_seat
 from bazarsim.core.contracts import KIND_NAMES, parse_kind
 from bazarsim.core.errors import BazarsimError
-from bazarsim.solver import Solver
+from bazarsim.dd.solver import Solver
 
 
 @command("solve")

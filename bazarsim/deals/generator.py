@@ -52,7 +52,7 @@ from bazarsim.deals.numbering import (
     decode_completion_parts,
     decode_deal,
 )
-from bazarsim.evaluate import _hand
+from bazarsim.evaluate.hands import _hand
 from bazarsim.rules.compiled import rule_tables
 from bazarsim.rules.rulesets import Ruleset, get_ruleset
 

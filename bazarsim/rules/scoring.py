@@ -533,7 +533,8 @@ def score_deals(
     Returns ``made`` (bool), ``margin``, ``scores`` (n, 2: NS, EW), ``capot_side``
     (-1/0/1), ``carry`` (belote-fr ties). ``check`` validates inputs like the scalar.
     Declarations and bela per side come straight from
-    :func:`bazarsim.evaluate.evaluate_deals` (``declarations_ns``/``_ew``, ``bela_ns``/``_ew``).
+    :func:`bazarsim.evaluate.hands.evaluate_deals` (``declarations_ns``/``_ew``,
+    ``bela_ns``/``_ew``).
     """
     rs = get_ruleset(ruleset)
     pts = np.ascontiguousarray(points, dtype=np.int64)

@@ -22,9 +22,9 @@ import naive_play as NP  # noqa: E402
 
 from bazarsim.core.cards import SEATS, format_deal  # noqa: E402
 from bazarsim.core.contracts import KIND_NAMES  # noqa: E402
+from bazarsim.dd.search import O_TT  # noqa: E402
+from bazarsim.dd.solver import Solver  # noqa: E402
 from bazarsim.rules.rulesets import RULESETS, get_ruleset  # noqa: E402
-from bazarsim.solver import Solver  # noqa: E402
-from bazarsim.solver.search import O_TT  # noqa: E402
 
 
 def position(rng, k):

@@ -23,10 +23,7 @@ import numpy as np
 from bazarsim.core.cards import SEATS, SIDES, format_card, parse_deal, parse_seat, validate_hands
 from bazarsim.core.contracts import KIND_NAMES, parse_kind
 from bazarsim.core.errors import BazarsimError
-from bazarsim.rules.compiled import rule_tables
-from bazarsim.rules.play import legal_cards, play_tables, trick_winner
-from bazarsim.rules.rulesets import Ruleset, get_ruleset
-from bazarsim.solver.search import (
+from bazarsim.dd.search import (
     DEFAULT_TT_BITS,
     METHOD_NAMES,
     O_ALL,
@@ -39,6 +36,9 @@ from bazarsim.solver.search import (
     reaches,
     solve_deal,
 )
+from bazarsim.rules.compiled import rule_tables
+from bazarsim.rules.play import legal_cards, play_tables, trick_winner
+from bazarsim.rules.rulesets import Ruleset, get_ruleset
 
 __all__ = [
     "Solution",
@@ -323,7 +323,7 @@ def dd_table(deal, dealer=0, ruleset="bazar", capot=True) -> list[dict]:
 
 
 def dd_tables(deals, dealer=0, ruleset="bazar", **kw):
-    from bazarsim.solver.batch import dd_tables as _dd
+    from bazarsim.dd.batch import dd_tables as _dd
 
     return _dd(deals, dealer, ruleset, **kw)
 

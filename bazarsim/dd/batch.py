@@ -18,10 +18,7 @@ from numba.extending import intrinsic
 
 from bazarsim.core.cards import validate_hands
 from bazarsim.core.contracts import KIND_NAMES
-from bazarsim.rules.compiled import rule_tables
-from bazarsim.rules.play import N_RULES, play_tables
-from bazarsim.rules.rulesets import Ruleset, get_ruleset
-from bazarsim.solver.search import (
+from bazarsim.dd.search import (
     DEFAULT_TT_BITS,
     M_AUTO,
     O_ALL,
@@ -31,6 +28,9 @@ from bazarsim.solver.search import (
     reach_deal,
     solve_deal,
 )
+from bazarsim.rules.compiled import rule_tables
+from bazarsim.rules.play import N_RULES, play_tables
+from bazarsim.rules.rulesets import Ruleset, get_ruleset
 
 
 @intrinsic
