@@ -55,7 +55,7 @@ from bazarsim.core.cards import SEATS, parse_seat
 from bazarsim.core.contracts import KIND_NAMES
 from bazarsim.core.errors import BazarsimError
 from bazarsim.deals.constraints import Constraints, no_constraints
-from bazarsim.deals.generator import Dealer
+from bazarsim.deals.generator import DealGenerator
 from bazarsim.evaluate.hands import (
     DEAL_FIELDS,
     HAND_FIELDS,
@@ -63,7 +63,7 @@ from bazarsim.evaluate.hands import (
     evaluate_hands_kernel,
     points_and_declarations_kernel,
 )
-from bazarsim.rules.compiled import rule_tables
+from bazarsim.rules.compiled import compiled_rules
 from bazarsim.rules.rulesets import Ruleset, get_ruleset
 
 SCHEMA_VERSION = 1
@@ -128,9 +128,9 @@ class Simulation:
         self.kinds = tuple(self.kinds) if self.kinds else tuple(self.ruleset.kinds)
         for k in self.kinds:
             self.ruleset.check_kind(k)
-        self.dealer_obj = Dealer(self.seed, self.constraints, self.ruleset)
+        self.generator = DealGenerator(self.seed, self.constraints, self.ruleset)
         self.acceptance = 1.0
-        self.tables = rule_tables(self.ruleset)
+        self.compiled = compiled_rules(self.ruleset)
 
     # ------------------------------------------------------------------ identity
     def params(self) -> dict:
@@ -152,7 +152,7 @@ class Simulation:
     def chunk_table(self, start: int, end: int) -> pa.Table:
         """Deal, evaluate and tabulate indices ``start .. end - 1``."""
         n = end - start
-        batch = self.dealer_obj.deal(start, n)
+        batch = self.generator.deal(start, n)
         index = np.arange(start, end, dtype=np.int64)
         dealers = (index & 3).astype(np.int8) if self.dealer < 0 else np.full(
             n, self.dealer, np.int8)
@@ -168,7 +168,7 @@ class Simulation:
             cols[name] = by_seat[s]
         flat = by_seat.reshape(-1)
         full = self.columns == "full"
-        t = self.tables
+        t = self.compiled
         for j, kind in enumerate(self.kinds):
             kname = KIND_NAMES[kind]
             if full:
@@ -247,7 +247,7 @@ class Simulation:
         """
         out = Path(out)
         if self.constraints.predicates.shape[0]:
-            self.acceptance = self.dealer_obj.check_feasible()  # refuse, don't hang
+            self.acceptance = self.generator.check_feasible()  # refuse, don't hang
         self.prepare(out)
         gaps = self.missing_ranges(out)
         todo = sum(b - a for a, b in gaps)

@@ -11,7 +11,7 @@ from bazarsim.evaluate.hands import (
     evaluate_hands_kernel,
     points_and_declarations_kernel,
 )
-from bazarsim.rules.compiled import F_FOUR8_CANCEL, rule_tables
+from bazarsim.rules.compiled import F_FOUR8_CANCEL, compiled_rules
 from bazarsim.rules.rulesets import get_ruleset
 
 from .common import median_time, numba_threads, row
@@ -46,7 +46,7 @@ def collect(quick: bool) -> list[dict]:
     n = 4_000_000 if quick else 20_000_000
     repeats = 3 if quick else 7
     kind = 1  # hearts
-    t = rule_tables(get_ruleset("bazar"))
+    t = compiled_rules(get_ruleset("bazar"))
     hands = random_hands(n)
     pts = np.empty(n, np.int16)
     decl = np.empty(n, np.int16)

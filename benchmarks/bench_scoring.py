@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bazarsim.rules.auction import Contract
+from bazarsim.core.contracts import Contract
 from bazarsim.rules.rulesets import get_ruleset
 from bazarsim.rules.scoring import (
     DealOutcome,

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from bazarsim.evaluate.hands import evaluate_hands
-from bazarsim.rules.compiled import rule_tables
+from bazarsim.rules.compiled import compiled_rules
 from bazarsim.rules.rulesets import RULESETS
 from benchmarks.bench_eval import numpy_points_and_declarations
 from benchmarks.run import to_markdown
@@ -20,7 +20,7 @@ def test_numpy_comparator_matches_kernel(name):
     rs = RULESETS[name]
     hands = np.concatenate([random_hands(20_000, 3), rich_hands(2_000, 4)])
     for kind in rs.kinds:
-        pts, decl = numpy_points_and_declarations(hands, kind, rule_tables(rs))
+        pts, decl = numpy_points_and_declarations(hands, kind, compiled_rules(rs))
         ref = evaluate_hands(hands, kind, rs)
         assert np.array_equal(pts, ref["points"])
         assert np.array_equal(decl, ref["declaration_points"])

@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 from bazarsim.cli import app
 from bazarsim.core.cards import parse_deal
 from bazarsim.dataset import read_dataframe
-from bazarsim.deals.generator import Dealer
+from bazarsim.deals.generator import DealGenerator
 
 from . import naive_dealing as ref
 
@@ -21,7 +21,7 @@ def run(*args):
 
 
 def test_deal_by_number_seed_and_pbn_agree():
-    batch = Dealer(7).deal(3, 1)
+    batch = DealGenerator(7).deal(3, 1)
     number = int(batch.numbers[0])
     r = run("deal", "--seed", "7", "--index", "3", "--format", "json")
     assert r.exit_code == 0, r.output

@@ -24,7 +24,7 @@ from bazarsim.dataset import (
     read_dataframe,
 )
 from bazarsim.deals.constraints import parse_constraints
-from bazarsim.deals.generator import Dealer
+from bazarsim.deals.generator import DealGenerator
 from bazarsim.evaluate.hands import evaluate_deals, evaluate_hands
 from bazarsim.rules.rulesets import get_ruleset
 
@@ -46,7 +46,7 @@ def test_rows_match_dealer_and_evaluation(tmp_path):
         (15000, 18000), (18000, 19000), (19000, 20000)]
     df = read_dataframe(tmp_path)
     assert (df["index"].to_numpy() == np.arange(20_000)).all()
-    batch = Dealer(3).deal(0, 20_000)
+    batch = DealGenerator(3).deal(0, 20_000)
     hands = df[list(SEATS)].to_numpy().astype(np.uint32)
     assert (hands == batch.hands).all()
     assert (df["number"].to_numpy() == batch.numbers).all()

@@ -16,7 +16,7 @@ from bazarsim.evaluate.hands import (
     evaluate_hands,
     list_declarations,
 )
-from bazarsim.rules.compiled import FOUR_CLASS, rule_tables
+from bazarsim.rules.compiled import FOUR_CLASS, compiled_rules
 from bazarsim.rules.rulesets import RULESETS, get_ruleset
 
 from . import naive
@@ -215,7 +215,7 @@ def test_list_declarations_matches_kernel_total():
 
 
 def test_four_keys_rank_above_sequences():
-    t = rule_tables(RULESETS["bazar"])
+    t = compiled_rules(RULESETS["bazar"])
     assert t.four_key.min() == 0 and t.seq_key.max() < FOUR_CLASS
 
 

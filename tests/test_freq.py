@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from bazarsim.dataset import Simulation
-from bazarsim.deals.generator import Dealer
+from bazarsim.deals.generator import DealGenerator
 from bazarsim.freq import frequency_table, hand_features, wilson_interval, z_score
 from bazarsim.rules.rulesets import get_ruleset
 
@@ -76,7 +76,7 @@ def test_wilson_interval_known_values():
 def test_features_match_plain_python():
     rs = get_ruleset("bazar")
     feats = hand_features(rs)
-    hands = Dealer(21).deal(0, 3000).hands.reshape(-1)
+    hands = DealGenerator(21).deal(0, 3000).hands.reshape(-1)
     # make rare features appear: hands with four of a kind and long runs
     extra = np.array([0x10101010 | 0x0000000F, 0x80808080 | 0x7E00, 0x01010101 | 0xE000,
                       0x02020202 | 0x1F0000, 0xFF, 0x6060 | 0x14], np.uint32)
@@ -92,7 +92,7 @@ def test_table_of_a_small_dataset(tmp_path):
     Simulation(deals=4000, seed=13, chunk=1500, kinds=(1, 4)).run(tmp_path)
     rows = frequency_table(tmp_path)
     by_name = {(r["scope"], r["feature"]): r for r in rows}
-    hands = Dealer(13).deal(0, 4000).hands
+    hands = DealGenerator(13).deal(0, 4000).hands
     naive = [naive_features(int(h)) for h in hands.reshape(-1)]
     for name in ("kq_any_suit", "sequence_3plus", "trumps_2", "aces_1"):
         r = by_name[("hand", name)]

@@ -6,8 +6,8 @@ import random
 
 import pytest
 
+from bazarsim.core.contracts import Contract
 from bazarsim.core.errors import BazarsimError
-from bazarsim.rules.auction import Contract
 from bazarsim.rules.match import Match
 from bazarsim.rules.rulesets import get_ruleset
 from bazarsim.rules.scoring import DealOutcome

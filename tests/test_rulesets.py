@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bazarsim.rules.compiled import F_UNDERTRUMP, rule_tables
+from bazarsim.rules.compiled import F_UNDERTRUMP, compiled_rules
 from bazarsim.rules.rulesets import RULESETS, get_ruleset, parse_option_assignments
 
 
@@ -23,8 +23,8 @@ def test_unknown_ruleset_lists_valid():
 def test_options_change_tables():
     rs = get_ruleset("bazar", **parse_option_assignments(["play.undertrump_required=yes"]))
     assert rs.play.undertrump_required and not RULESETS["bazar"].play.undertrump_required
-    assert rule_tables(rs).flags[F_UNDERTRUMP] == 1
-    assert rule_tables(RULESETS["bazar"]).flags[F_UNDERTRUMP] == 0
+    assert compiled_rules(rs).flags[F_UNDERTRUMP] == 1
+    assert compiled_rules(RULESETS["bazar"]).flags[F_UNDERTRUMP] == 0
 
 
 @pytest.mark.parametrize(
@@ -58,7 +58,7 @@ def test_every_ambiguity_is_an_option():
 
 
 def test_card_tables_follow_rules():
-    t = rule_tables(RULESETS["bazar"])
+    t = compiled_rules(RULESETS["bazar"])
     # trump hearts: J 20, 9 14; plain J 2; BK ace 19; strength order J 9 A T K Q 8 7.
     jh, nh, ah = 8 + 4, 8 + 2, 8 + 7
     assert (t.card_points[1, jh], t.card_points[1, nh], t.card_points[0, jh]) == (20, 14, 2)

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from bazarsim.cli import app
-from bazarsim.rules.auction import Contract
+from bazarsim.core.contracts import Contract
 from bazarsim.rules.rulesets import get_ruleset
 from bazarsim.rules.scoring import DealOutcome, ScoringError, score_deal, score_deals, to_sai
 
@@ -631,10 +631,10 @@ def test_bulk_takes_evaluate_deals_declarations():
 
 @pytest.mark.parametrize("name", ["bazar", "bazar-blot", "belote-fr", "bela-hr"])
 def test_deal_totals_162_258(name):
-    from bazarsim.rules.compiled import rule_tables
+    from bazarsim.rules.compiled import compiled_rules
 
     rs = get_ruleset(name)
-    tables = rule_tables(rs)
+    tables = compiled_rules(rs)
     for kind in rs.kinds:
         from_tables = int(tables.card_points[kind].sum()) + rs.cards.last_trick_bonus
         assert rs.total_points(kind) == rs.deal_total[kind] == from_tables

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from bazarsim.core.contracts import KIND_NAMES
 from bazarsim.dd.solver import Solver, dd_tables
-from bazarsim.rules.compiled import rule_tables
+from bazarsim.rules.compiled import compiled_rules
 from bazarsim.rules.play import legal_cards, play_tables, trick_winner
 from bazarsim.rules.rulesets import RULESETS, get_ruleset
 
@@ -182,7 +182,7 @@ def test_legal_cards_match_reference(rs_name):
     rs = get_ruleset(rs_name)
     rng = np.random.default_rng(11)
     for kind in rs.kinds:
-        pts, stren, order, above, rules = play_tables(rule_tables(rs), kind)
+        pts, stren, order, above, rules = play_tables(compiled_rules(rs), kind)
         for _ in range(400):
             hands = random_position(rng, 5)
             n = int(rng.integers(0, 4))
@@ -224,7 +224,7 @@ def test_legal_given_matches_legal_cards(rs_name):
         if flag is not None:
             rs = get_ruleset(rs_name, **{option: not NP.RULES[rs_name][flag]})
         for kind in rs.kinds:
-            pts, stren, order, above, rules = play_tables(rule_tables(rs), kind)
+            pts, stren, order, above, rules = play_tables(compiled_rules(rs), kind)
             trump = int(rules[0])
             for _ in range(150):
                 cards = rng.permutation(32)
@@ -369,7 +369,7 @@ def test_root_lookahead_matches_reference(rs_name):
     rng = np.random.default_rng(61)
     ctx = new_context()
     for kind, count_tricks in [(k, c) for k in rs.kinds for c in (False, True)]:
-        pts, stren, order, above, rules = play_tables(rule_tables(rs), kind, count_tricks)
+        pts, stren, order, above, rules = play_tables(compiled_rules(rs), kind, count_tricks)
         for i in range(12):
             hands = random_position(rng, 1 + i % 8).astype(np.int64)
             work = to_layout(hands, np.zeros(4, np.int64), 0, pts, stren, ctx)
@@ -624,7 +624,7 @@ def test_one_generation_across_deals_stays_exact():
     first deal's entries (same live cards, other holders) and values go wrong."""
     from bazarsim.dd.search import M_FULL, S_GEN, exact_value, new_context, new_search
 
-    pts, stren, order, above, rules = play_tables(rule_tables(get_ruleset("bazar")), 0)
+    pts, stren, order, above, rules = play_tables(compiled_rules(get_ruleset("bazar")), 0)
     rng = np.random.default_rng(97)
     shared = new_context()
     new_search(shared)

@@ -11,7 +11,7 @@ from bazarsim.cli.simulate_cmd import FixOpt, WhereOpt
 from bazarsim.core.cards import SEAT_NAMES, SEATS, SUIT_SYMBOLS, format_deal, parse_deal, suit_byte
 from bazarsim.core.errors import BazarsimError
 from bazarsim.deals.constraints import parse_constraints
-from bazarsim.deals.generator import Dealer
+from bazarsim.deals.generator import DealGenerator
 from bazarsim.deals.numbering import N_DEALS, deal_from_number, deal_number
 
 RANKS_HIGH_FIRST = "AKQJT987"
@@ -80,7 +80,7 @@ def deal_command(
         if count < 1:
             raise BazarsimError(f"--count {count}: must be >= 1")
         cons = parse_constraints(fix, where)
-        dealer = Dealer(seed, cons)
+        dealer = DealGenerator(seed, cons)
         if cons.predicates.shape[0]:
             dealer.check_feasible()
         batch = dealer.deal(index, count)

@@ -4,7 +4,7 @@ Bit ``suit * 8 + rank`` is set when the card is present. Suits are ``S H D C`` (
 ranks are numbered in *natural* order ``7 8 9 T J Q K A`` (0..7), the order in which
 sequences (terz, fifty, quint) are counted, so a sequence is a run of adjacent bits
 inside one suit's byte. Strength order for play (trump ``J 9 A T K Q 8 7``) lives in the
-ruleset tables, not here.
+compiled rules (:mod:`bazarsim.rules.compiled`), not here.
 
 Text forms (RULES.md section 8):
 

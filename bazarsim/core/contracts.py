@@ -1,18 +1,22 @@
-"""Contract kinds: a trump suit, BK (no trump) or VK (all trumps).
+"""Contract kinds (a trump suit, BK for no trump, VK for all trumps) and contracts.
 
-The integer codes are used as table indices by every kernel: 0..3 are the trump suits
-S H D C (equal to the suit number), 4 is BK, 5 is VK.
+The integer codes of the kinds index the compiled rules in every kernel: 0..3 are the
+trump suits S H D C (equal to the suit number), 4 is BK, 5 is VK. A :class:`Contract` is
+what an auction ends in (:mod:`bazarsim.rules.auction`) and what scoring reads.
 """
 
 from __future__ import annotations
 
-from bazarsim.core.cards import SUIT_SYMBOLS, SUITS
+from dataclasses import dataclass
+
+from bazarsim.core.cards import SEATS, SIDES, SUIT_SYMBOLS, SUITS, side_of
 from bazarsim.core.errors import BazarsimError
 
 BK = 4
 VK = 5
 N_KINDS = 6
 KIND_NAMES = ("S", "H", "D", "C", "BK", "VK")
+CONTRA_NAMES = ("", "X", "XX")  # contra level 0, 1, 2
 KIND_LONG = ("spades", "hearts", "diamonds", "clubs", "no trump (BK)", "all trumps (VK)")
 
 _ALIASES = {name: i for i, name in enumerate(KIND_NAMES)}
@@ -42,3 +46,41 @@ def is_suit_kind(kind: int) -> bool:
 
 def trump_suit_label(kind: int) -> str:
     return SUITS[kind] if is_suit_kind(kind) else KIND_NAMES[kind]
+
+
+def bid_text(level: int, kind: int, capot: bool = False) -> str:
+    """``9H``, ``8BK``, ``9H-CAPOT``; level 0 (belote and bela games): the kind alone."""
+    return (str(level) if level else "") + KIND_NAMES[kind] + ("-CAPOT" if capot else "")
+
+
+@dataclass(frozen=True)
+class Contract:
+    """The contract an auction ends in: what the declaring side must make."""
+
+    level: int
+    kind: int
+    declarer: int  # seat 0..3 (N E S W)
+    contra: int = 0  # 0 none, 1 contra, 2 recontra
+    capot: bool = False
+
+    @property
+    def side(self) -> int:
+        """Declaring side: 0 = NS, 1 = EW."""
+        return side_of(self.declarer)
+
+    @property
+    def label(self) -> str:
+        bid = bid_text(self.level, self.kind, self.capot)
+        extra = f" {CONTRA_NAMES[self.contra]}" if self.contra else ""
+        return f"{bid}{extra} by {SEATS[self.declarer]}"
+
+    def as_dict(self) -> dict:
+        return {
+            "level": self.level,
+            "kind": KIND_NAMES[self.kind],
+            "declarer": SEATS[self.declarer],
+            "side": SIDES[self.side],
+            "contra": self.contra,
+            "capot": self.capot,
+            "label": self.label,
+        }

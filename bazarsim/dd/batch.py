@@ -28,7 +28,7 @@ from bazarsim.dd.search import (
     reach_deal,
     solve_deal,
 )
-from bazarsim.rules.compiled import rule_tables
+from bazarsim.rules.compiled import compiled_rules
 from bazarsim.rules.play import N_RULES, play_tables
 from bazarsim.rules.rulesets import Ruleset, get_ruleset
 
@@ -55,7 +55,7 @@ def _fetch_add(typingctx, arr, inc):
 
 def stacked_tables(ruleset: Ruleset, kinds, count_tricks=False):
     """Per-kind tables stacked along a first axis (index = position in ``kinds``)."""
-    t = rule_tables(ruleset)
+    t = compiled_rules(ruleset)
     parts = [play_tables(t, k, count_tricks) for k in kinds]
     pts = np.stack([p[0] for p in parts])
     stren = np.stack([p[1] for p in parts])

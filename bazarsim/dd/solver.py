@@ -36,7 +36,7 @@ from bazarsim.dd.search import (
     reaches,
     solve_deal,
 )
-from bazarsim.rules.compiled import rule_tables
+from bazarsim.rules.compiled import compiled_rules
 from bazarsim.rules.play import legal_cards, play_tables, trick_winner
 from bazarsim.rules.rulesets import Ruleset, get_ruleset
 
@@ -273,7 +273,7 @@ def _play_tables(rs: Ruleset, kind: int, count_tricks: bool):
         _TABLES[id(rs)] = entry
     key = (kind, count_tricks)
     if key not in entry[1]:
-        entry[1][key] = play_tables(rule_tables(rs), kind, count_tricks)
+        entry[1][key] = play_tables(compiled_rules(rs), kind, count_tricks)
     return entry[1][key]
 
 

@@ -53,7 +53,7 @@ from bazarsim.deals.numbering import (
     decode_deal,
 )
 from bazarsim.evaluate.hands import _hand
-from bazarsim.rules.compiled import rule_tables
+from bazarsim.rules.compiled import compiled_rules
 from bazarsim.rules.rulesets import Ruleset, get_ruleset
 
 GAMMA = np.uint64(0x9E3779B97F4A7C15)
@@ -272,7 +272,7 @@ class DealBatch:
         return int(self.hands.shape[0])
 
 
-class Dealer:
+class DealGenerator:
     """Deals of one seed under optional constraints; ``deal(start, n)`` is reproducible."""
 
     def __init__(self, seed: int = 0, constraints: Constraints | None = None,
@@ -291,7 +291,7 @@ class Dealer:
         self.rejects = np.array([(2**64) % n for n in parts], np.uint64)
         self.reject_below = np.uint64((2**64) % self.total)
         self.preds = c.predicates
-        self.tables = rule_tables(self.ruleset)
+        self.compiled = compiled_rules(self.ruleset)
 
     @property
     def has_fixed(self) -> bool:
@@ -307,11 +307,11 @@ class Dealer:
         tries = np.empty(n, np.int32)
         if self.has_fixed:
             deal_fixed_kernel(self.key, np.int64(start), self.sizes, self.rejects, self.cp,
-                              self.fixed, self.preds, self.tables, SUB16, START16, PDEP8,
+                              self.fixed, self.preds, self.compiled, SUB16, START16, PDEP8,
                               hands, xs, tries)
         else:
             deal_free_kernel(self.key, np.int64(start), np.uint64(self.total), self.reject_below,
-                             self.preds, self.tables, SUB16, START16, C16, OFF, PDEP8, hands,
+                             self.preds, self.compiled, SUB16, START16, C16, OFF, PDEP8, hands,
                              xs, tries)
         if check and n and tries.max() >= MAX_TRIES:
             bad = start + int(np.argmax(tries >= MAX_TRIES))
@@ -330,7 +330,7 @@ class Dealer:
             return 1.0, trials, trials
         key = np.uint64(seed_key(np.uint64(self.seed ^ 0x5A5A5A5A5A5A5A5A)))
         hits = pilot_kernel(key, np.int64(trials), self.sizes, self.rejects, self.cp,
-                            self.fixed, self.preds, self.tables, SUB16, START16, PDEP8)
+                            self.fixed, self.preds, self.compiled, SUB16, START16, PDEP8)
         return hits / trials, int(hits), trials
 
     def check_feasible(self, trials: int = 1_000_000) -> float:
@@ -351,7 +351,7 @@ class Dealer:
 def deal(seed: int, start: int = 0, n: int = 1, constraints: Constraints | None = None,
          ruleset: Ruleset | str | None = None) -> np.ndarray:
     """Hands ``uint32[n, 4]`` of deals ``start .. start + n - 1`` of ``seed``."""
-    return Dealer(seed, constraints, ruleset).deal(start, n).hands
+    return DealGenerator(seed, constraints, ruleset).deal(start, n).hands
 
 
 def numpy_deal(rng: np.random.Generator, n: int) -> np.ndarray:

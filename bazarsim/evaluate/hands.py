@@ -1,7 +1,7 @@
 """Hand and deal evaluation: card points, trumps, declarations, bela.
 
 The kernels are Numba functions over arrays (millions of hands at a time, parallel with
-``prange``); they read a ruleset only through :class:`~bazarsim.rules.compiled.RuleTables`.
+``prange``); they read a ruleset only through :class:`~bazarsim.rules.compiled.CompiledRules`.
 The Python functions at the bottom wrap them for the API and the CLI.
 
 Per hand and contract kind: card points, trump count, trump jacks and nines, aces,
@@ -26,8 +26,8 @@ from bazarsim.rules.compiled import (
     F_FOUR8_CANCEL,
     RANK_7,
     RANK_8,
+    compiled_rules,
     four_key_of,
-    rule_tables,
     seq_key_of,
     sequence_runs,
     sequence_score,
@@ -210,7 +210,7 @@ def evaluate_hands(hands, contract="H", ruleset: Ruleset | str | None = None) ->
     kind = _kind(contract, rs)
     hands = np.ascontiguousarray(hands, dtype=np.uint32).reshape(-1)
     out = {name: np.empty(hands.shape[0], dtype) for name, dtype in HAND_FIELDS}
-    evaluate_hands_kernel(hands, kind, rule_tables(rs), *out.values())
+    evaluate_hands_kernel(hands, kind, compiled_rules(rs), *out.values())
     return out
 
 
@@ -226,7 +226,7 @@ def evaluate_deals(deals, dealer=0, contract="H", ruleset: Ruleset | str | None 
     n = deals.shape[0]
     dealers = np.broadcast_to(np.asarray(dealer, dtype=np.int8), (n,)).copy()
     out = {name: np.empty(n, dtype) for name, dtype in DEAL_FIELDS}
-    evaluate_deals_kernel(deals, dealers, kind, rule_tables(rs), *out.values())
+    evaluate_deals_kernel(deals, dealers, kind, compiled_rules(rs), *out.values())
     return out
 
 
@@ -274,7 +274,7 @@ def list_declarations(hand: int, contract="H", ruleset: Ruleset | str | None = N
     """Every declaration a hand holds, best first, with the key the kernels compare."""
     rs = get_ruleset(ruleset)
     kind = _kind(contract, rs)
-    t = rule_tables(rs)
+    t = compiled_rules(rs)
     dr = rs.declarations
     out: list[Declaration] = []
     for s in range(4):

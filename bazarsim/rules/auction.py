@@ -26,12 +26,11 @@ import re
 from dataclasses import dataclass, field
 
 from bazarsim.core.cards import SEATS, SIDES, parse_seat, side_of
-from bazarsim.core.contracts import BK, KIND_NAMES, VK, parse_kind
+from bazarsim.core.contracts import BK, KIND_NAMES, VK, Contract, bid_text, parse_kind
 from bazarsim.core.errors import BazarsimError
 from bazarsim.rules.rulesets import Ruleset, get_ruleset
 
 PASS, BID, CONTRA, RECONTRA = 0, 1, 2, 3
-CONTRA_NAMES = ("", "X", "XX")
 
 
 class AuctionError(BazarsimError):
@@ -54,8 +53,7 @@ class Call:
             return "X"
         if self.type == RECONTRA:
             return "XX"
-        text = (str(self.level) if self.level else "") + KIND_NAMES[self.kind]
-        return text + ("-CAPOT" if self.capot else "")
+        return bid_text(self.level, self.kind, self.capot)
 
 
 _PASS_WORDS = {"P", "PASS", "PAS", "ПАС"}
@@ -107,39 +105,6 @@ def parse_call(token: str) -> Call:
 def parse_calls(text: str) -> list[Call]:
     """A whole call sequence separated by spaces or commas: ``"8H P 9S X P"``."""
     return [parse_call(t) for t in re.split(r"[\s,;]+", text.strip()) if t]
-
-
-@dataclass(frozen=True)
-class Contract:
-    """The contract an auction ends in: what the declaring side must make."""
-
-    level: int
-    kind: int
-    declarer: int  # seat 0..3 (N E S W)
-    contra: int = 0  # 0 none, 1 contra, 2 recontra
-    capot: bool = False
-
-    @property
-    def side(self) -> int:
-        """Declaring side: 0 = NS, 1 = EW."""
-        return side_of(self.declarer)
-
-    @property
-    def label(self) -> str:
-        bid = str(Call(BID, self.level, self.kind, self.capot))
-        extra = f" {CONTRA_NAMES[self.contra]}" if self.contra else ""
-        return f"{bid}{extra} by {SEATS[self.declarer]}"
-
-    def as_dict(self) -> dict:
-        return {
-            "level": self.level,
-            "kind": KIND_NAMES[self.kind],
-            "declarer": SEATS[self.declarer],
-            "side": SIDES[self.side],
-            "contra": self.contra,
-            "capot": self.capot,
-            "label": self.label,
-        }
 
 
 def parse_contract(

@@ -1,7 +1,8 @@
-"""Numeric tables that kernels read: a ruleset turned into arrays and flags.
+"""Compiled rules: a ruleset turned into the arrays and flags that kernels read.
 
-Kernels take a :class:`RuleTables` (a NamedTuple of NumPy arrays, which Numba accepts
-as an argument) and never branch on a ruleset's name. Per-suit tables are indexed by a
+Kernels take a :class:`CompiledRules` (a NamedTuple of NumPy arrays, which Numba accepts
+as an argument; ``T`` in kernel signatures) and never branch on a ruleset's name. Per-suit
+arrays are indexed by a
 suit's byte (bit r = natural rank r), so a hand is evaluated with 4 + 1 lookups.
 
 Declaration keys are integers whose order is the comparison order of RULES.md section 4:
@@ -19,7 +20,7 @@ import numpy as np
 from bazarsim.core.cards import RANKS
 from bazarsim.core.contracts import BK, N_KINDS, VK
 
-# Indices into RuleTables.flags.
+# Indices into CompiledRules.flags.
 F_OVERTAKE_TRUMP = 0
 F_OVERTAKE_PLAIN = 1
 F_TRUMP_PARTNER = 2
@@ -38,7 +39,7 @@ RANK_7 = RANKS.index("7")
 RANK_8 = RANKS.index("8")
 
 
-class RuleTables(NamedTuple):
+class CompiledRules(NamedTuple):
     card_points: np.ndarray  # int16[6, 32]   points of each card per contract kind
     suit_points: np.ndarray  # int16[6, 4, 256] points of a suit byte per kind and suit
     strength: np.ndarray  # int8[6, 32]    strength inside its suit, 7 = strongest
@@ -99,7 +100,7 @@ def _strength_vector(order: str) -> np.ndarray:
     return np.array([7 - order.index(RANKS[r]) for r in range(8)], dtype=np.int8)
 
 
-def build_tables(ruleset) -> RuleTables:
+def compile_rules(ruleset) -> CompiledRules:
     cr, pr, dr = ruleset.cards, ruleset.play, ruleset.declarations
     trump_pts, plain_pts, bk_pts = (
         _points_vector(cr.trump_points),
@@ -165,21 +166,22 @@ def build_tables(ruleset) -> RuleTables:
     flags[F_LAST_TRICK] = cr.last_trick_bonus
     flags[F_VK_BELA_ONLY_LED] = dr.vk_bela_only_when_led
 
-    tables = RuleTables(
+    compiled = CompiledRules(
         card_points, suit_points, strength, is_trump, bela_suit,
         seq_value, seq_key, four_value, four_key, flags,
     )
-    for arr in tables:
+    for arr in compiled:
         arr.setflags(write=False)
-    return tables
+    return compiled
 
 
-_CACHE: dict[str, RuleTables] = {}
+_CACHE: dict[str, CompiledRules] = {}
 
 
-def rule_tables(ruleset) -> RuleTables:
-    """Tables for a ruleset, built once per distinct set of options."""
+def compiled_rules(ruleset) -> CompiledRules:
+    """The compiled rules of a ruleset, built once per distinct set of options (the one
+    cache of them: every stage calls this)."""
     key = repr(ruleset)
     if key not in _CACHE:
-        _CACHE[key] = build_tables(ruleset)
+        _CACHE[key] = compile_rules(ruleset)
     return _CACHE[key]

@@ -24,8 +24,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from bazarsim.core.cards import SIDES, side_of, suit_byte
+from bazarsim.core.contracts import Contract
 from bazarsim.core.errors import BazarsimError
-from bazarsim.rules.auction import Contract
 from bazarsim.rules.rulesets import Ruleset, get_ruleset
 from bazarsim.rules.scoring import DealOutcome, DealScore, score_deal
 

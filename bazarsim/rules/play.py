@@ -1,7 +1,7 @@
 """Trick play as Numba functions: legal cards and the trick winner (RULES.md section 3).
 
 Everything is driven by a per-contract :func:`play_tables` built from
-:class:`~bazarsim.rules.compiled.RuleTables`, so the kernels never look at a ruleset's name:
+:class:`~bazarsim.rules.compiled.CompiledRules`, so the kernels never look at a ruleset's name:
 
 * ``stren[c]``: strength of card ``c`` inside its suit under the contract (7 = strongest);
 * ``order[s, i]``: the cards of suit ``s``, strongest first;
@@ -42,14 +42,14 @@ R_MONOTONE = 9  # in every suit a stronger card is worth at least as much as a w
 N_RULES = 10
 
 
-def play_tables(tables, kind: int, count_tricks: bool = False):
+def play_tables(compiled, kind: int, count_tricks: bool = False):
     """``(points, stren, order, above, rules)`` int64 arrays for one contract kind.
 
     With ``count_tricks`` every trick is worth 1 and cards nothing: the search then
     maximises tricks (used by the capot search).
     """
-    pts = tables.card_points[kind].astype(np.int64)
-    stren = tables.strength[kind].astype(np.int64)
+    pts = compiled.card_points[kind].astype(np.int64)
+    stren = compiled.strength[kind].astype(np.int64)
     order = np.zeros((4, 8), np.int64)
     above = np.zeros((4, 9), np.int64)
     for s in range(4):
@@ -63,7 +63,7 @@ def play_tables(tables, kind: int, count_tricks: bool = False):
                     m |= 1 << c
             above[s, k + 1] = m  # above[s, k + 1] = stronger than k (k = -1: all)
     rules = np.zeros(N_RULES, np.int64)
-    f = tables.flags
+    f = compiled.flags
     rules[R_TRUMP] = kind if kind < 4 else -1
     rules[R_LEAD_TRUMP_ALL] = kind == VK
     rules[R_OVERTAKE_TRUMP] = f[F_OVERTAKE_TRUMP]

@@ -3,7 +3,8 @@
 Each ruleset is a frozen :class:`Ruleset` built from four named parts. Every choice that
 RULES.md marks as ambiguous is a named field with a documented default; change one with
 :meth:`Ruleset.with_options` (CLI: ``--option part.field=value``). Kernels never look at
-the ruleset's name: :mod:`bazarsim.rules.compiled` turns a ruleset into numeric tables and flags.
+the ruleset's name: :mod:`bazarsim.rules.compiled` turns a ruleset into the
+compiled rules (arrays and flags) that kernels read.
 
 Sources (``../shared/seeds``): 000 Bazar belot house code, 001 Bazar Blot club rules,
 002 card/combination values, 003 French belote, 004 Croatian Bela.

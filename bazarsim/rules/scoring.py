@@ -38,9 +38,8 @@ import numba as nb
 import numpy as np
 
 from bazarsim.core.cards import SIDES
-from bazarsim.core.contracts import BK, VK
+from bazarsim.core.contracts import BK, VK, Contract
 from bazarsim.core.errors import BazarsimError
-from bazarsim.rules.auction import Contract
 from bazarsim.rules.rulesets import Ruleset, get_ruleset
 
 TRICKS = 8

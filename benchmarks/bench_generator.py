@@ -12,10 +12,10 @@ import numpy as np
 
 from bazarsim.dataset import Simulation
 from bazarsim.deals.constraints import parse_constraints
-from bazarsim.deals.generator import DealBatch, Dealer, numpy_deal
+from bazarsim.deals.generator import DealBatch, DealGenerator, numpy_deal
 from bazarsim.deals.numbering import deal_numbers
 from bazarsim.evaluate.hands import evaluate_deals_kernel, evaluate_hands_kernel
-from bazarsim.rules.compiled import rule_tables
+from bazarsim.rules.compiled import compiled_rules
 from bazarsim.rules.rulesets import get_ruleset
 
 from .common import median_time, numba_threads, row
@@ -23,8 +23,8 @@ from .common import median_time, numba_threads, row
 GROUP = "dealing"
 
 
-class NumpyDealer:
-    """The NumPy baseline behind the same interface as :class:`bazarsim.deals.generator.Dealer`."""
+class NumpyGenerator:
+    """The NumPy baseline beside :class:`~bazarsim.deals.generator.DealGenerator`."""
 
     def __init__(self, seed: int):
         self.seed = seed
@@ -52,10 +52,10 @@ def _e2e(dealer_factory, n: int, chunk: int, kinds, columns: str) -> float:
     tmp = tempfile.mkdtemp(prefix="bazarsim-bench-")
     try:
         warm = Simulation(deals=2000, seed=1, kinds=kinds, chunk=1000, columns=columns)
-        warm.dealer_obj = dealer_factory()
+        warm.generator = dealer_factory()
         warm.run(f"{tmp}/warm")
         sim = Simulation(deals=n, seed=1, kinds=kinds, chunk=chunk, columns=columns)
-        sim.dealer_obj = dealer_factory()
+        sim.generator = dealer_factory()
         return n / median_time(lambda: sim.run(f"{tmp}/run"), repeats=1, warmup=0)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -66,8 +66,8 @@ def collect(quick: bool) -> list[dict]:
     n_e2e = 1_000_000 if quick else 4_000_000
     repeats = 3 if quick else 5
     rs = get_ruleset("bazar")
-    t = rule_tables(rs)
-    dealer = Dealer(1)
+    t = compiled_rules(rs)
+    dealer = DealGenerator(1)
     rows = []
     numpy_rate = n / median_time(lambda: numpy_deal(np.random.default_rng(1), n),
                                  repeats=repeats)
@@ -82,7 +82,7 @@ def collect(quick: bool) -> list[dict]:
         rows.append(row(GROUP, f"generate: Numba dealer, {threads} thread(s), per CPU-second",
                         cpu, "deals/cpu-s", "deals per second of CPU time used: the rate "
                         "per free core when the machine is shared"))
-    fixed = Dealer(1, parse_constraints(["S=AJ9.K7.Q.T8"]))
+    fixed = DealGenerator(1, parse_constraints(["S=AJ9.K7.Q.T8"]))
     with numba_threads(2):
         rate = n / median_time(lambda: fixed.deal(0, n), repeats=repeats)
         cpu = n / median_time(lambda: fixed.deal(0, n), repeats, clock=time.process_time)
@@ -107,12 +107,12 @@ def collect(quick: bool) -> list[dict]:
     cases = (("H, lean columns", (1,), "lean", n_e2e),
              ("all 6 kinds, full columns", tuple(rs.kinds), "full", n_e2e // 4))
     for label, kinds, columns, m in cases:
-        np_rate = _e2e(lambda: NumpyDealer(1), m, chunk, kinds, columns)
+        np_rate = _e2e(lambda: NumpyGenerator(1), m, chunk, kinds, columns)
         rows.append(row(GROUP, f"end to end to Parquet, {label}: NumPy dealer", np_rate,
                         "deals/s", f"{m:,} deals, zstd-1 parts of 2^20, 2 threads"))
         for threads in (1, 2):
             with numba_threads(threads):
-                rate = _e2e(lambda: Dealer(1), m, chunk, kinds, columns)
+                rate = _e2e(lambda: DealGenerator(1), m, chunk, kinds, columns)
             rows.append(row(GROUP, f"end to end to Parquet, {label}: Numba, {threads} thread(s)",
                             rate, "deals/s", f"{rate / np_rate:.2f}x NumPy dealer"))
     return rows

@@ -1,4 +1,4 @@
-"""Dealer: reference cross-checks, reproducibility, constraints and uniformity."""
+"""The deal generator: reference cross-checks, reproducibility, constraints and uniformity."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from bazarsim.core.errors import BazarsimError
 from bazarsim.deals.constraints import parse_constraints
-from bazarsim.deals.generator import Dealer, mul_hi_lo, numpy_deal
+from bazarsim.deals.generator import DealGenerator, mul_hi_lo, numpy_deal
 from bazarsim.deals.numbering import N_DEALS, deal_numbers
 
 from . import naive_dealing as ref
@@ -44,7 +44,7 @@ def test_mul_hi_lo_is_the_128_bit_product(a, b):
 @settings(max_examples=40, deadline=None)
 @given(st.integers(0, 2**64 - 1), st.integers(0, 2**40))
 def test_deals_match_reference(seed, start):
-    batch = Dealer(seed).deal(start, 11)
+    batch = DealGenerator(seed).deal(start, 11)
     for j in range(11):
         hands, x = ref.deal(seed, start + j)
         assert list(map(int, batch.hands[j])) == hands
@@ -54,15 +54,15 @@ def test_deals_match_reference(seed, start):
 
 
 def test_deal_i_does_not_depend_on_batching_or_threads():
-    d = Dealer(2026)
+    d = DealGenerator(2026)
     whole = d.deal(0, 50_000).hands
     assert valid_deals(whole)
     assert (d.deal(12_345, 777).hands == whole[12_345:13_122]).all()
     parts = np.concatenate([d.deal(a, 9_999).hands for a in range(0, 50_000, 9_999)])
     assert (parts[:50_000] == whole).all()
     code = (
-        "import numba, numpy as np; from bazarsim.deals.generator import Dealer;"
-        "numba.set_num_threads(1); h = Dealer(2026).deal(0, 50_000).hands;"
+        "import numba, numpy as np; from bazarsim.deals.generator import DealGenerator;"
+        "numba.set_num_threads(1); h = DealGenerator(2026).deal(0, 50_000).hands;"
         "print(int(np.bitwise_xor.reduce(h.ravel() * np.arange(1, 200_001, dtype=np.uint32))))"
     )
     one = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
@@ -72,8 +72,8 @@ def test_deal_i_does_not_depend_on_batching_or_threads():
 
 
 def test_different_seeds_differ():
-    a = Dealer(1).deal(0, 1000).numbers
-    b = Dealer(2).deal(0, 1000).numbers
+    a = DealGenerator(1).deal(0, 1000).numbers
+    b = DealGenerator(2).deal(0, 1000).numbers
     assert len(np.intersect1d(a, b)) == 0
 
 
@@ -104,7 +104,7 @@ def _pair_chi2(hands: np.ndarray) -> tuple[float, int]:
 
 
 def _uniformity(n: int, seed: int) -> None:
-    hands = Dealer(seed).deal(0, n).hands
+    hands = DealGenerator(seed).deal(0, n).hands
     assert valid_deals(hands)
     stat, df = _card_seat_chi2(hands, list(range(32)), np.full((32, 4), n / 4))
     assert chi2_pvalue(stat, df) > 1e-4, (stat, df)
@@ -157,7 +157,7 @@ def test_constrained_deals_match_reference():
     def accept(h):
         return (h[2] >> 16 & 0xFF).bit_count() >= 3 and 15 <= _points(h[3], 1) <= 50
 
-    d = Dealer(99, c)
+    d = DealGenerator(99, c)
     batch = d.deal(1000, 40)
     for j in range(40):
         hands, _x = ref.deal(99, 1000 + j, fixed, accept)
@@ -168,7 +168,7 @@ def test_constrained_deals_match_reference():
 def test_constraints_hold_and_fixed_cards_stay():
     c = parse_constraints(["S=AJ9.K7.Q.T8"], ["len(NS,H)>=5", "has(E,AH)", "lacks(W,JD)",
                                                "decl(N,BK)"])
-    d = Dealer(5, c)
+    d = DealGenerator(5, c)
     h = d.deal(0, 20_000).hands
     assert valid_deals(h)
     assert (h[:, 2] == np.uint32(c.fixed[2])).all()
@@ -183,7 +183,7 @@ def test_constraints_hold_and_fixed_cards_stay():
 
 def test_fixed_cards_leave_the_rest_uniform():
     c = parse_constraints(["N:AS KS QS JS TS", "W:7C"])
-    h = Dealer(8, c).deal(0, 200_000).hands
+    h = DealGenerator(8, c).deal(0, 200_000).hands
     unseen = [x for x in range(32) if not (c.fixed_mask >> x) & 1]
     room = np.array([3, 8, 8, 7]) / 26
     stat, df = _card_seat_chi2(h, unseen, np.tile(room * 200_000, (len(unseen), 1)))
@@ -211,12 +211,12 @@ def test_impossible_constraints_are_clear_errors(fix, where, msg):
 def test_unsatisfiable_and_rare_constraints_report_instead_of_hanging():
     c = parse_constraints([], ["points(N,H)>=200"])
     with pytest.raises(BazarsimError, match="no deal meets"):
-        Dealer(1, c).check_feasible(trials=100_000)
+        DealGenerator(1, c).check_feasible(trials=100_000)
     rare = parse_constraints([], ["len(N,S)>=7"])  # 193 in 10,518,300 hands
     with pytest.raises(BazarsimError, match="acceptance rate"):
-        Dealer(1, rare).check_feasible(trials=2_000_000)
+        DealGenerator(1, rare).check_feasible(trials=2_000_000)
     ok = parse_constraints([], ["len(N,S)>=4"])
-    rate = Dealer(1, ok).check_feasible(trials=100_000)
+    rate = DealGenerator(1, ok).check_feasible(trials=100_000)
     assert 0.075 < rate < 0.09  # exact: 865,085 / 10,518,300 = 0.0822
 
 
@@ -235,7 +235,7 @@ def test_any_fixed_cards_stay_and_deals_match_reference(order, sizes, seed):
 
     c = parse_constraints([f"{'NESW'[s]}:{format_cards(fixed[s])}" for s in range(4)
                            if fixed[s]])
-    batch = Dealer(seed, c).deal(10, 5)
+    batch = DealGenerator(seed, c).deal(10, 5)
     assert valid_deals(batch.hands)
     for s in range(4):
         assert ((batch.hands[:, s] & np.uint32(fixed[s])) == np.uint32(fixed[s])).all()
