@@ -10,10 +10,10 @@ import time
 
 import numpy as np
 
-from bazarsim.dataset import Simulation
 from bazarsim.deals.constraints import parse_constraints
 from bazarsim.deals.generator import DealBatch, DealGenerator, numpy_deal
 from bazarsim.deals.numbering import deal_numbers
+from bazarsim.engine.simulation import Simulation
 from bazarsim.evaluate.hands import evaluate_deals_kernel, evaluate_hands_kernel
 from bazarsim.rules.compiled import compiled_rules
 from bazarsim.rules.rulesets import get_ruleset

@@ -8,8 +8,8 @@ from typer.testing import CliRunner
 
 from bazarsim.cli import app
 from bazarsim.core.cards import parse_deal
-from bazarsim.dataset import read_dataframe
 from bazarsim.deals.generator import DealGenerator
+from bazarsim.store.parts import read_dataframe
 
 from . import naive_dealing as ref
 

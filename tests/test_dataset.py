@@ -15,18 +15,18 @@ import pytest
 
 from bazarsim.core.cards import SEATS
 from bazarsim.core.errors import BazarsimError
-from bazarsim.dataset import (
+from bazarsim.deals.constraints import parse_constraints
+from bazarsim.deals.generator import DealGenerator
+from bazarsim.engine.simulation import Simulation
+from bazarsim.evaluate.hands import evaluate_deals, evaluate_hands
+from bazarsim.rules.rulesets import get_ruleset
+from bazarsim.store.parts import (
     MANIFEST,
-    Simulation,
     existing_parts,
     part_files,
     part_metadata,
     read_dataframe,
 )
-from bazarsim.deals.constraints import parse_constraints
-from bazarsim.deals.generator import DealGenerator
-from bazarsim.evaluate.hands import evaluate_deals, evaluate_hands
-from bazarsim.rules.rulesets import get_ruleset
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -8,9 +8,10 @@ import math
 import numpy as np
 import pytest
 
-from bazarsim.dataset import Simulation
+from bazarsim.analysis.freq import frequency_table, hand_features
+from bazarsim.analysis.stats import wilson_interval, z_score
 from bazarsim.deals.generator import DealGenerator
-from bazarsim.freq import frequency_table, hand_features, wilson_interval, z_score
+from bazarsim.engine.simulation import Simulation
 from bazarsim.rules.rulesets import get_ruleset
 
 RANKS = "789TJQKA"

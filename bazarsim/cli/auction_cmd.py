@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from bazarsim.cli.common import (
+    DEFAULT_RULESET,
     Format,
     OptionOpt,
     RulesetOpt,
@@ -32,7 +33,7 @@ def auction_command(
     dealer: Annotated[
         str, typer.Option("--dealer", "-d", help="Dealer seat N E S W; the next seat speaks first.")
     ] = "N",
-    ruleset: RulesetOpt = "bazar",
+    ruleset: RulesetOpt = DEFAULT_RULESET,
     option: OptionOpt = None,
     fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.table,
 ) -> None:

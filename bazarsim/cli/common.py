@@ -2,17 +2,26 @@
 
 from __future__ import annotations
 
-import csv
 import functools
-import io
-import json
-from enum import StrEnum
 from typing import Annotated, Any
 
 import typer
 
+from bazarsim.analysis.freq import frequency_table
 from bazarsim.core.errors import BazarsimError
-from bazarsim.rules.rulesets import RULESETS, Ruleset, get_ruleset, parse_option_assignments
+from bazarsim.report.freq import frequency_records, frequency_title
+from bazarsim.report.records import Format, render_records, to_json
+from bazarsim.rules.rulesets import (
+    DEFAULT_RULESET,
+    RULESETS,
+    Ruleset,
+    get_ruleset,
+    parse_option_assignments,
+)
+
+__all__ = ["Format", "app", "command", "emit_json", "emit_records", "fail", "load_ruleset",
+           "print_frequency_table", "DEFAULT_RULESET", "RulesetOpt", "OptionOpt", "FixOpt",
+           "WhereOpt"]
 
 app = typer.Typer(
     name="bazarsim",
@@ -26,18 +35,22 @@ app = typer.Typer(
 )
 
 
-class Format(StrEnum):
-    table = "table"
-    json = "json"
-    csv = "csv"
-    md = "md"
-
-
 RulesetOpt = Annotated[
     str,
     typer.Option(
         "--ruleset", "-r", help=f"Ruleset: {', '.join(RULESETS)}.", show_default=True
     ),
+]
+FixOpt = Annotated[
+    list[str] | None,
+    typer.Option("--fix", help="Fix cards to a seat, e.g. 'N:AS KS QS' or 'S=AJ9.K7.Q.T8'. "
+                 "Repeatable. Fixed cards are placed, not dealt."),
+]
+WhereOpt = Annotated[
+    list[str] | None,
+    typer.Option("--where", help="Keep only deals where this holds, e.g. 'len(N,S)>=5', "
+                 "'points(S,H)=30..60', 'decl(E,H)', 'has(N,JH 9H)', 'lacks(W,AS)'; seats N E S W "
+                 "or sides NS EW. Repeatable (all must hold)."),
 ]
 OptionOpt = Annotated[
     list[str] | None,
@@ -81,58 +94,20 @@ def fail(message: str, code: int = 2) -> None:
 
 def emit_records(records: list[dict[str, Any]], fmt: Format, title: str | None = None) -> None:
     """Print a list of flat records as a table, JSON, CSV or Markdown."""
-    if fmt == Format.json:
-        typer.echo(json.dumps(records, indent=2, ensure_ascii=False, default=_jsonable))
-        return
-    if not records:
-        typer.echo("(no rows)")
-        return
-    cols = list(records[0].keys())
-    if fmt == Format.csv:
-        buf = io.StringIO()
-        w = csv.DictWriter(buf, fieldnames=cols, lineterminator="\n")
-        w.writeheader()
-        w.writerows(records)
-        typer.echo(buf.getvalue(), nl=False)
-    elif fmt == Format.md:
-        if title:
-            typer.echo(f"### {title}\n")
-        typer.echo("| " + " | ".join(cols) + " |")
-        typer.echo("|" + "|".join("---" for _ in cols) + "|")
-        for r in records:
-            typer.echo("| " + " | ".join(_cell(r[c]) for c in cols) + " |")
-    else:
-        from rich.console import Console
-        from rich.table import Table
-
-        table = Table(title=title, show_lines=False)
-        for c in cols:
-            table.add_column(c, overflow="fold")
-        for r in records:
-            table.add_row(*(_cell(r[c]) for c in cols))
-        Console(width=max(100, _term_width())).print(table)
+    typer.echo(render_records(records, fmt, title, width=max(100, _term_width())), nl=False)
 
 
 def emit_json(obj: Any) -> None:
-    typer.echo(json.dumps(obj, indent=2, ensure_ascii=False, default=_jsonable))
+    typer.echo(to_json(obj))
 
 
-def _cell(v: Any) -> str:
-    if isinstance(v, float):
-        return f"{v:,.2f}" if abs(v) >= 1 else f"{v:.6f}"
-    if isinstance(v, (list, tuple)):
-        return ", ".join(str(x) for x in v)
-    if isinstance(v, dict):
-        return ", ".join(f"{k}={x}" for k, x in v.items())
-    return str(v)
-
-
-def _jsonable(v: Any):
-    if hasattr(v, "item"):
-        return v.item()
-    if isinstance(v, tuple):
-        return list(v)
-    raise TypeError(type(v))
+def print_frequency_table(directory: str, by: str | None = None, fmt: Format = Format.table,
+                          confidence: float = 0.95) -> list[dict]:
+    """Compute and print the frequency table of a dataset (``table freq``, ``demo``)."""
+    rows = frequency_table(directory, by=by, confidence=confidence)
+    emit_records(frequency_records(rows, fmt, confidence), fmt,
+                 title=frequency_title(directory, confidence))
+    return rows
 
 
 def _term_width() -> int:

@@ -6,8 +6,7 @@ from typing import Annotated
 
 import typer
 
-from bazarsim.cli.common import command, emit_json
-from bazarsim.cli.simulate_cmd import FixOpt, WhereOpt
+from bazarsim.cli.common import FixOpt, WhereOpt, command, emit_json
 from bazarsim.core.cards import SEAT_NAMES, SEATS, SUIT_SYMBOLS, format_deal, parse_deal, suit_byte
 from bazarsim.core.errors import BazarsimError
 from bazarsim.deals.constraints import parse_constraints

@@ -14,12 +14,12 @@ from typing import Annotated
 import pandas as pd
 import typer
 
-from bazarsim.cli.common import Format, command
+from bazarsim.cli.common import DEFAULT_RULESET, Format, command, print_frequency_table
 from bazarsim.cli.progress import deal_progress
-from bazarsim.cli.table_cmd import print_frequency_table
 from bazarsim.core.errors import BazarsimError
-from bazarsim.dataset import Simulation, read_manifest
+from bazarsim.engine.simulation import Simulation
 from bazarsim.rules.rulesets import get_ruleset
+from bazarsim.store.parts import read_manifest
 
 DEMO_DEALS = 3_000_000
 DEMO_SEED = 2026
@@ -35,9 +35,9 @@ def demo_command(
 ) -> None:
     """Run the default job: simulate deals to Parquet, then print the frequency table."""
     out = out or Path("runs") / f"demo-{seed}-{deals}"
-    rs = get_ruleset("bazar")
-    typer.echo(f"Simulating {deals:,} deals (seed {seed}, ruleset bazar, all contract kinds) "
-               f"into {out}/ ...")
+    rs = get_ruleset(DEFAULT_RULESET)
+    typer.echo(f"Simulating {deals:,} deals (seed {seed}, ruleset {DEFAULT_RULESET}, all "
+               f"contract kinds) into {out}/ ...")
     sim = Simulation(deals=deals, seed=seed, ruleset=rs)
     if out.exists() and out.name.startswith("demo-"):
         try:

@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from bazarsim.cli.common import (
+    DEFAULT_RULESET,
     Format,
     OptionOpt,
     RulesetOpt,
@@ -37,7 +38,7 @@ def eval_command(
     dealer: Annotated[
         str, typer.Option("--dealer", "-d", help="Dealer seat (for a deal): N E S W.")
     ] = "N",
-    ruleset: RulesetOpt = "bazar",
+    ruleset: RulesetOpt = DEFAULT_RULESET,
     option: OptionOpt = None,
     fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.table,
 ) -> None:

@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from bazarsim.cli.common import (
+    DEFAULT_RULESET,
     Format,
     OptionOpt,
     RulesetOpt,
@@ -24,7 +25,7 @@ def odds_command(
         list[str] | None,
         typer.Argument(help="Features to show (default: all), e.g. kq_any_suit trumps_3."),
     ] = None,
-    ruleset: RulesetOpt = "bazar",
+    ruleset: RulesetOpt = DEFAULT_RULESET,
     option: OptionOpt = None,
     fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.table,
 ) -> None:

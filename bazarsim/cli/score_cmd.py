@@ -9,6 +9,7 @@ import typer
 from typer.core import TyperCommand
 
 from bazarsim.cli.common import (
+    DEFAULT_RULESET,
     Format,
     OptionOpt,
     RulesetOpt,
@@ -132,7 +133,7 @@ def score_command(
         bool, typer.Option("--contra", "-x", help="The contract is contra'd (x2).")
     ] = False,
     recontra: Annotated[bool, typer.Option("--recontra", "-X", help="Recontra'd (x4).")] = False,
-    ruleset: RulesetOpt = "bazar",
+    ruleset: RulesetOpt = DEFAULT_RULESET,
     option: OptionOpt = None,
     fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.table,
 ) -> None:

@@ -7,23 +7,19 @@ from typing import Annotated
 
 import typer
 
-from bazarsim.cli.common import OptionOpt, RulesetOpt, command, load_ruleset
+from bazarsim.cli.common import (
+    DEFAULT_RULESET,
+    FixOpt,
+    OptionOpt,
+    RulesetOpt,
+    WhereOpt,
+    command,
+    load_ruleset,
+)
 from bazarsim.cli.progress import deal_progress
 from bazarsim.core.contracts import parse_kind
-from bazarsim.dataset import DEFAULT_CHUNK, Simulation, parse_dealer
 from bazarsim.deals.constraints import parse_constraints
-
-FixOpt = Annotated[
-    list[str] | None,
-    typer.Option("--fix", help="Fix cards to a seat, e.g. 'N:AS KS QS' or 'S=AJ9.K7.Q.T8'. "
-                 "Repeatable. Fixed cards are placed, not dealt."),
-]
-WhereOpt = Annotated[
-    list[str] | None,
-    typer.Option("--where", help="Keep only deals where this holds, e.g. 'len(N,S)>=5', "
-                 "'points(S,H)=30..60', 'decl(E,H)', 'has(N,JH 9H)', 'lacks(W,AS)'; seats N E S W "
-                 "or sides NS EW. Repeatable (all must hold)."),
-]
+from bazarsim.engine.simulation import DEFAULT_CHUNK, Simulation, parse_dealer
 
 
 def parse_kinds(text: str | None, ruleset) -> tuple[int, ...] | None:
@@ -44,7 +40,7 @@ def simulate_command(
                                        "read the part files together).")] = 0,
     dealer: Annotated[str, typer.Option("--dealer", help="Dealer seat N E S W, or 'rotate' "
                                         "(index mod 4).")] = "rotate",
-    ruleset: RulesetOpt = "bazar",
+    ruleset: RulesetOpt = DEFAULT_RULESET,
     option: OptionOpt = None,
     fix: FixOpt = None,
     where: WhereOpt = None,

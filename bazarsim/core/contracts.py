@@ -17,6 +17,9 @@ VK = 5
 N_KINDS = 6
 KIND_NAMES = ("S", "H", "D", "C", "BK", "VK")
 CONTRA_NAMES = ("", "X", "XX")  # contra level 0, 1, 2
+# The suit taken as trump wherever a figure needs one and every suit gives the same value
+# (exact odds, frequency tables): hearts, so the two always join.
+REFERENCE_TRUMP = 1
 KIND_LONG = ("spades", "hearts", "diamonds", "clubs", "no trump (BK)", "all trumps (VK)")
 
 _ALIASES = {name: i for i, name in enumerate(KIND_NAMES)}

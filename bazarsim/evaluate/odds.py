@@ -8,7 +8,8 @@ through inclusion-exclusion over the set of ranks held four times, each term aga
 a product with those ranks forced into every suit. Table features (any of the four hands)
 are sums over seats of disjoint events. All arithmetic is exact (``Fraction``).
 
-Trump features take spades as trump; by symmetry every suit gives the same values.
+Trump features take hearts as trump (``REFERENCE_TRUMP``, as the frequency tables do);
+by symmetry every suit gives the same values.
 """
 
 from __future__ import annotations
@@ -20,12 +21,13 @@ from itertools import combinations
 from math import comb
 
 from bazarsim.core.cards import RANKS
+from bazarsim.core.contracts import REFERENCE_TRUMP
 from bazarsim.rules.rulesets import Ruleset, get_ruleset
 
 HAND = 8
 DECK = 32
 ALL_HANDS = comb(DECK, HAND)
-TRUMP = 0  # spades; any suit gives the same figures
+TRUMP = REFERENCE_TRUMP
 RANK = {c: i for i, c in enumerate(RANKS)}
 K, Q, J, NINE = RANK["K"], RANK["Q"], RANK["J"], RANK["9"]
 

@@ -1,12 +1,12 @@
 """Combination-frequency tables of a dataset, with Wilson intervals and exact values.
 
 Each feature is counted per hand (the four seats pooled: ``n`` = 4 x deals), per side
-or per table (deal). Hand features use the same names as :mod:`bazarsim.evaluate.odds` so the
-two tables join; trump features take **hearts** as trump (any suit gives the same
-exact value). The hands are read from the dataset and the features computed with NumPy
-bit operations, independently of the evaluation kernels; declaration outcomes come from
-the dataset's per-kind columns. The dataset is scanned in record batches (bounded
-memory), optionally grouped by a column (``--by dealer``).
+or per table (deal). Hand features use the same names as :mod:`bazarsim.evaluate.odds`
+so the two tables join; trump features take **hearts** as trump (``REFERENCE_TRUMP``;
+any suit gives the same exact value). The hands are read from the dataset and the
+features computed with NumPy bit operations, independently of the evaluation kernels;
+declaration outcomes come from the dataset's per-kind columns. The dataset is scanned
+in record batches (bounded memory), optionally grouped by a column (``--by dealer``).
 
 Intervals are Wilson score intervals. For pooled hand features the four hands of a
 deal are not independent; for these features the dependence is negative or negligible,
@@ -15,45 +15,21 @@ so the binomial interval is, if anything, slightly wide.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from statistics import NormalDist
 
 import numpy as np
 
+from bazarsim.analysis.stats import wilson_interval, z_score
 from bazarsim.core.cards import SEATS
+from bazarsim.core.contracts import REFERENCE_TRUMP
 from bazarsim.core.errors import BazarsimError
-from bazarsim.dataset import open_dataset, read_manifest
 from bazarsim.evaluate.odds import exact_odds, scoring_four_ranks
 from bazarsim.rules.rulesets import get_ruleset
+from bazarsim.store.parts import open_dataset, read_manifest
 
-TRUMP_SUIT = 1  # hearts
 SUIT_MASK = np.uint32(0xFF)
-
-
-def wilson_interval(count, n, confidence: float = 0.95) -> tuple[float, float]:
-    """Wilson score interval of a binomial proportion ``count / n``."""
-    if n == 0:
-        return float("nan"), float("nan")
-    z = NormalDist().inv_cdf(0.5 + confidence / 2)
-    p = count / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    lo = 0.0 if count == 0 else max(0.0, centre - half)
-    hi = 1.0 if count == n else min(1.0, centre + half)
-    return lo, hi
-
-
-def z_score(count, n, p: float) -> float:
-    if n == 0 or p <= 0 or p >= 1:
-        return float("nan")
-    return (count - n * p) / math.sqrt(n * p * (1 - p))
-
-
-# --------------------------------------------------------------------------- features
 
 
 def _pop(x: np.ndarray) -> np.ndarray:
@@ -80,7 +56,7 @@ def _run(h: np.ndarray, length: int) -> np.ndarray:
 
 def hand_features(ruleset) -> dict[str, Callable[[np.ndarray], np.ndarray]]:
     """Per-hand boolean features (hearts as trump), named as in :mod:`bazarsim.evaluate.odds`."""
-    t = TRUMP_SUIT
+    t = REFERENCE_TRUMP
     q, j, nine = 5, 4, 2  # natural ranks 7 8 9 T J Q K A = 0..7 (K = Q + 1)
     scoring = sum(1 << r for r in scoring_four_ranks(ruleset))
     feats: dict[str, Callable[[np.ndarray], np.ndarray]] = {
@@ -118,9 +94,10 @@ TABLE_FROM_HAND = {  # table feature -> hand feature held by some seat
     "four_eights_at_table": "four_eights",
 }
 SIDE_FEATURES = {  # held by the side (either partner), hearts as trump
-    "side_kq_trump": lambda a, b: ((_suit(a, 1) & 0x60) == 0x60) | ((_suit(b, 1) & 0x60) == 0x60),
-    "side_jack_nine_trump": lambda a, b: ((_suit(a | b, 1)) & 0x14) == 0x14,
-    "side_trumps_5plus": lambda a, b: _pop(_suit(a | b, 1)) >= 5,
+    "side_kq_trump": lambda a, b: (((_suit(a, REFERENCE_TRUMP) & 0x60) == 0x60)
+                                   | ((_suit(b, REFERENCE_TRUMP) & 0x60) == 0x60)),
+    "side_jack_nine_trump": lambda a, b: ((_suit(a | b, REFERENCE_TRUMP)) & 0x14) == 0x14,
+    "side_trumps_5plus": lambda a, b: _pop(_suit(a | b, REFERENCE_TRUMP)) >= 5,
     "side_four_aces": lambda a, b: _pop((a | b) & np.uint32(0x80808080)) == 4,
 }
 

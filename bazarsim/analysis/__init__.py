@@ -1,0 +1,2 @@
+"""Answers aggregated from datasets: statistics (Wilson intervals, z-scores) and
+combination-frequency tables."""

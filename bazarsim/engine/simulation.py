@@ -1,0 +1,181 @@
+"""A simulation's parameters, its identity, and the rows of one deal index range.
+
+A run deals indices ``first .. first + deals - 1`` of one seed
+(:mod:`bazarsim.deals.generator`), evaluates every deal for each contract kind
+(:mod:`bazarsim.evaluate.hands` kernels) and makes one row per deal (columns:
+:mod:`bazarsim.store.schema`). :meth:`Simulation.compute_range` is a pure function of
+the parameters and the range: deal ``i`` depends only on ``(seed, i)``, so any engine,
+chunk size or thread count gives the same rows, and shards of one seed (disjoint index
+ranges, run anywhere) read together give the same rows as one run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+
+from bazarsim import __version__
+from bazarsim.core.cards import SEATS, parse_seat
+from bazarsim.core.contracts import KIND_NAMES
+from bazarsim.core.errors import BazarsimError
+from bazarsim.deals.constraints import Constraints, no_constraints
+from bazarsim.deals.generator import DealGenerator
+from bazarsim.evaluate.hands import (
+    DEAL_FIELDS,
+    HAND_FIELDS,
+    evaluate_deals_kernel,
+    evaluate_hands_kernel,
+    points_and_declarations_kernel,
+)
+from bazarsim.rules.compiled import compiled_rules
+from bazarsim.rules.rulesets import Ruleset, get_ruleset
+from bazarsim.store.parts import with_part_metadata
+from bazarsim.store.schema import (
+    COLUMN_SETS,
+    DEAL_COLUMNS,
+    HAND_COLUMNS,
+    LEAN_DEAL_COLUMNS,
+    SCHEMA_VERSION,
+)
+
+DEFAULT_CHUNK = 1 << 20
+ROTATE = -1  # dealer mode: the dealer is the deal index mod 4
+
+
+def parse_dealer(text: str | int) -> int:
+    """``rotate`` (dealer = index mod 4, code -1) or a seat N E S W (0..3)."""
+    if isinstance(text, int):
+        return text
+    if text.strip().lower() == "rotate":
+        return ROTATE
+    return parse_seat(text)
+
+
+@dataclass
+class Simulation:
+    """Parameters of one run; ``run(out)`` writes (or completes) its dataset."""
+
+    deals: int
+    seed: int = 0
+    ruleset: Ruleset = field(default_factory=get_ruleset)
+    constraints: Constraints = field(default_factory=no_constraints)
+    dealer: int = ROTATE
+    kinds: tuple[int, ...] | None = None
+    chunk: int = DEFAULT_CHUNK
+    compression: str = "zstd"
+    columns: str = "full"
+    first: int = 0  # first deal index: shards of one seed are runs over disjoint ranges
+    writers: int = 2  # part files written in parallel per chunk (threads)
+
+    def __post_init__(self):
+        if self.deals < 0:
+            raise BazarsimError(f"--deals {self.deals}: must be >= 0")
+        if self.first < 0:
+            raise BazarsimError(f"--first {self.first}: must be >= 0")
+        if self.chunk < 1:
+            raise BazarsimError(f"--chunk {self.chunk}: must be >= 1")
+        if self.writers < 1:
+            raise BazarsimError(f"writers {self.writers}: must be >= 1")
+        if self.columns not in COLUMN_SETS:
+            raise BazarsimError(f"--columns {self.columns!r}: choose full or lean",
+                                self.columns)
+        self.kinds = tuple(self.kinds) if self.kinds else tuple(self.ruleset.kinds)
+        for k in self.kinds:
+            self.ruleset.check_kind(k)
+        self.generator = DealGenerator(self.seed, self.constraints, self.ruleset)
+        self.acceptance = 1.0
+        self.compiled = compiled_rules(self.ruleset)
+
+    @property
+    def end(self) -> int:
+        """One past the last deal index of the run."""
+        return self.first + self.deals
+
+    def params(self) -> dict:
+        """What defines the dataset (the chunk size, compression and engine do not)."""
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "seed": self.seed,
+            "deals": self.deals,
+            "first": self.first,
+            "ruleset": self.ruleset.name,
+            "options": {k: _plain(v) for k, v in self.ruleset.options().items()},
+            "constraints": self.constraints.as_dict(),
+            "dealer": "rotate" if self.dealer < 0 else SEATS[self.dealer],
+            "kinds": [KIND_NAMES[k] for k in self.kinds],
+            "columns": self.columns,
+        }
+
+    def check_feasible(self) -> None:
+        """Refuse constraints that almost no deal meets (instead of dealing forever)."""
+        if self.constraints.predicates.shape[0]:
+            self.acceptance = self.generator.check_feasible()
+
+    def compute_range(self, start: int, end: int) -> pa.Table:
+        """Deal, evaluate and tabulate indices ``start .. end - 1`` (with part metadata)."""
+        n = end - start
+        batch = self.generator.deal(start, n)
+        index = np.arange(start, end, dtype=np.int64)
+        dealers = (index & 3).astype(np.int8) if self.dealer < 0 else np.full(
+            n, self.dealer, np.int8)
+        cols: dict[str, np.ndarray] = {
+            "number": batch.numbers,
+            "seed": np.full(n, self.seed, np.uint64),
+            "index": index,
+            "dealer": dealers,
+        }
+        hands = batch.hands
+        by_seat = np.ascontiguousarray(hands.T)  # seat-major: outputs slice per seat, no copy
+        for s, name in enumerate(SEATS):
+            cols[name] = by_seat[s]
+        flat = by_seat.reshape(-1)
+        full = self.columns == "full"
+        T = self.compiled
+        for j, kind in enumerate(self.kinds):
+            kname = KIND_NAMES[kind]
+            if full:
+                out = {f: np.empty(4 * n, d) for f, d in HAND_FIELDS}
+                evaluate_hands_kernel(flat, kind, T, *out.values())
+                if j == 0:
+                    for s, name in enumerate(SEATS):
+                        cols[f"{name}_aces"] = out["aces"][s * n:(s + 1) * n]
+                for s, name in enumerate(SEATS):
+                    for suffix, fld, _dtype in HAND_COLUMNS:
+                        cols[f"{name}_{kname}_{suffix}"] = out[fld][s * n:(s + 1) * n]
+            else:
+                points = np.empty(4 * n, np.int16)
+                decl = np.empty(4 * n, np.int16)
+                points_and_declarations_kernel(flat, kind, T, points, decl)
+                for s, name in enumerate(SEATS):
+                    cols[f"{name}_{kname}_points"] = points[s * n:(s + 1) * n]
+            deal_out = {f: np.empty(n, d) for f, d in DEAL_FIELDS}
+            evaluate_deals_kernel(hands, dealers, kind, T, *deal_out.values())
+            for fld in (DEAL_COLUMNS if full else LEAN_DEAL_COLUMNS):
+                cols[f"{kname}_{fld}"] = deal_out[fld]
+            if j == 0:
+                cols["redeal"] = deal_out["redeal"]
+                cols["cancelled"] = deal_out["cancelled"]
+        return self.slice_range(pa.table(cols), 0, start, end)
+
+    def slice_range(self, rows: pa.Table, offset: int, start: int, end: int) -> pa.Table:
+        """Rows ``offset ..`` of ``rows`` for indices ``start .. end - 1``, with metadata."""
+        meta = dict(self.params(), start=start, end=end, package_version=__version__)
+        return with_part_metadata(rows.slice(offset, end - start), meta)
+
+    def run(self, out: str | Path, progress: Callable[[int, int], None] | None = None) -> dict:
+        """Write the missing parts of the dataset in ``out`` on this machine's cores."""
+        from bazarsim.engine.local import run_local
+
+        return run_local(self, Path(out), progress)
+
+
+def _plain(v):
+    if isinstance(v, dict):
+        return {str(k): _plain(x) for k, x in v.items()}
+    if isinstance(v, (tuple, list)):
+        return [_plain(x) for x in v]
+    return v

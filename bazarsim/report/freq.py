@@ -1,0 +1,35 @@
+"""Frequency tables in their reading form: percent columns and a title saying what was
+pooled (raw rates stay in JSON and CSV)."""
+
+from __future__ import annotations
+
+from bazarsim.report.records import Format
+
+
+def frequency_title(directory: str, confidence: float) -> str:
+    return (f"Frequencies in {directory} ({100 * confidence:g}% Wilson intervals; hand "
+            "features pool the four seats, trump = hearts)")
+
+
+def frequency_records(rows: list[dict], fmt: Format, confidence: float = 0.95) -> list[dict]:
+    """Percent columns for reading (table, md); raw rates stay in json/csv."""
+    if fmt not in (Format.table, Format.md):
+        return rows
+    out = []
+    for r in rows:
+        p = r["exact"]
+        row = {k: v for k, v in r.items() if k not in (
+            "scope", "feature", "count", "n", "rate", "lo", "hi", "exact", "z", "note")}
+        row.update({
+            "scope": r["scope"],
+            "feature": r["feature"],
+            "count": f"{r['count']:,}",
+            "of": f"{r['n']:,}",
+            "rate %": f"{100 * r['rate']:.4f}",
+            f"{100 * confidence:g}% interval %": f"{100 * r['lo']:.4f} .. {100 * r['hi']:.4f}",
+            "exact %": "" if p is None else f"{100 * p:.4f}",
+            "z": "" if r["z"] is None else f"{r['z']:+.2f}",
+            "note": r["note"],
+        })
+        out.append(row)
+    return out
