@@ -1,20 +1,68 @@
-"""Bit helpers shared by the Numba kernels (pure, inlined, no I/O)."""
+"""Bit helpers shared by the Numba kernels (pure, inlined, no I/O): the one home of the
+popcount, the bit scans and the suit byte.
+
+The counts and scans are LLVM intrinsics (one ``popcnt``, ``tzcnt`` or ``lzcnt``
+instruction each) on the value widened to int64, so a uint32 hand and an int64 card mask
+are counted alike.
+"""
 
 from __future__ import annotations
 
 import numba as nb
 import numpy as np
+from llvmlite import ir
+from numba.core import types as nbtypes
+from numba.extending import intrinsic
+
+
+def _int64_op(x, emit):
+    """Signature and code generator of an LLVM operation on an integer widened to int64
+    (``None``, no match, for any other type)."""
+    if not isinstance(x, nbtypes.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        return emit(builder, context.cast(builder, args[0], signature.args[0], nbtypes.int64))
+
+    return nbtypes.int64(x), codegen
+
+
+@intrinsic
+def _ctpop(typingctx, x):
+    """LLVM population count of an int64 (one ``popcnt``)."""
+    return _int64_op(x, lambda builder, v: builder.ctpop(v))
+
+
+@intrinsic
+def _cttz(typingctx, x):
+    """LLVM count-trailing-zeros of an int64 (one ``tzcnt``/``bsf``)."""
+    return _int64_op(x, lambda builder, v: builder.cttz(v, ir.Constant(ir.IntType(1), 0)))
+
+
+@intrinsic
+def _ctlz(typingctx, x):
+    """LLVM count-leading-zeros of an int64 (one ``lzcnt``/``bsr``)."""
+    return _int64_op(x, lambda builder, v: builder.ctlz(v, ir.Constant(ir.IntType(1), 0)))
 
 
 @nb.njit(cache=True, inline="always")
 def popcount32(x):
-    """Number of set bits of a 32-bit value (SWAR; LLVM turns it into one popcnt)."""
-    x = np.uint32(x)
-    x = x - ((x >> np.uint32(1)) & np.uint32(0x55555555))
-    x = (x & np.uint32(0x33333333)) + ((x >> np.uint32(2)) & np.uint32(0x33333333))
-    x = (x + (x >> np.uint32(4))) & np.uint32(0x0F0F0F0F)
-    # Numba widens uint32 * uint32 to 64 bits: keep the low 32 bits before the shift.
-    return np.int64(((x * np.uint32(0x01010101)) & np.uint32(0xFFFFFFFF)) >> np.uint32(24))
+    """Number of set bits of a value in ``[0, 2^32)``: a uint32 hand or a non-negative
+    int64 card mask (a negative int64 would count its 64 bits)."""
+    return _ctpop(np.int64(x))
+
+
+@nb.njit(cache=True, inline="always")
+def lowest_bit(mask):
+    """Index of the lowest set bit of a non-zero mask (the weakest card in the solver's
+    layout)."""
+    return _cttz(np.int64(mask))
+
+
+@nb.njit(cache=True, inline="always")
+def highest_bit(mask):
+    """Index of the highest set bit of a non-zero, non-negative mask."""
+    return 63 - _ctlz(np.int64(mask))
 
 
 @nb.njit(cache=True, inline="always")

@@ -16,6 +16,7 @@ from numba.core import cgutils
 from numba.core import types as nbtypes
 from numba.extending import intrinsic
 
+from bazarsim.core.bits import popcount32
 from bazarsim.core.cards import validate_hands
 from bazarsim.core.contracts import KIND_NAMES
 from bazarsim.dd.search import (
@@ -24,7 +25,6 @@ from bazarsim.dd.search import (
     O_ALL,
     S_NODES,
     _new_context,
-    popcount32,
     reach_deal,
     solve_deal,
 )

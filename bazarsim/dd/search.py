@@ -116,10 +116,8 @@ from __future__ import annotations
 
 import numba as nb
 import numpy as np
-from llvmlite import ir
-from numba.core import types as nbtypes
-from numba.extending import intrinsic
 
+from bazarsim.core.bits import highest_bit, lowest_bit, popcount32
 from bazarsim.rules.play import (
     R_LAST_BONUS,
     R_MONOTONE,
@@ -264,71 +262,16 @@ def _new_context(tt_bits, opts):
     )
 
 
-@intrinsic
-def _cttz(typingctx, x):
-    """LLVM count-trailing-zeros of an int64 (one ``tzcnt``/``bsf``)."""
-    if not isinstance(x, nbtypes.Integer):
-        return None
-
-    def codegen(context, builder, signature, args):
-        v = context.cast(builder, args[0], signature.args[0], nbtypes.int64)
-        return builder.cttz(v, ir.Constant(ir.IntType(1), 0))
-
-    return nbtypes.int64(x), codegen
-
-
-@intrinsic
-def _ctlz(typingctx, x):
-    """LLVM count-leading-zeros of an int64 (one ``lzcnt``/``bsr``)."""
-    if not isinstance(x, nbtypes.Integer):
-        return None
-
-    def codegen(context, builder, signature, args):
-        v = context.cast(builder, args[0], signature.args[0], nbtypes.int64)
-        return builder.ctlz(v, ir.Constant(ir.IntType(1), 0))
-
-    return nbtypes.int64(x), codegen
-
-
-@intrinsic
-def _ctpop(typingctx, x):
-    """LLVM population count of an int64 (one ``popcnt``)."""
-    if not isinstance(x, nbtypes.Integer):
-        return None
-
-    def codegen(context, builder, signature, args):
-        v = context.cast(builder, args[0], signature.args[0], nbtypes.int64)
-        return builder.ctpop(v)
-
-    return nbtypes.int64(x), codegen
-
-
-@nb.njit(cache=True, inline="always")
-def popcount32(x):
-    """Set bits of a card mask (the solver's masks are non-negative int64)."""
-    return _ctpop(np.int64(x))
-
-
-@nb.njit(cache=True, inline="always")
-def _lowest_card(mask):
-    return _cttz(np.int64(mask))
-
-
 @nb.njit(cache=True, _nrt=False, inline="always")
 def mask_points(mask, pts):
     """Sum of the points of the cards in ``mask``."""
     total = 0
     m = mask
     while m != 0:
-        c = _lowest_card(m)
+        c = lowest_bit(m)
         total += pts[c]
         m &= m - 1
     return total
-
-
-@nb.njit(cache=True, inline="always")
-def _highest_card(mask):
-    return 63 - _ctlz(np.int64(mask))
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
@@ -349,7 +292,7 @@ def _strongest(mask, su):
     b = (mask >> (8 * su)) & 0xFF
     if b == 0:
         return -1
-    return 8 * su + (_highest_card(b) & 7)  # & 7: an index mask, see alphabeta
+    return 8 * su + (highest_bit(b) & 7)  # & 7: an index mask, see alphabeta
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
@@ -379,7 +322,7 @@ def _cheapest(o, n, pts):
     for _ in range(n):
         if o == 0:
             break
-        total += pts[_lowest_card(o)]
+        total += pts[lowest_bit(o)]
         o &= o - 1
     return total
 
@@ -403,7 +346,7 @@ def _quick_tricks(me, lho, pa, rho, trump, pts, tb, lb, mono, pfree):
         top = me & tmask
         others = (live ^ me) & tmask
         if others != 0:
-            top &= _stronger_than(_highest_card(others))
+            top &= _stronger_than(highest_bit(others))
         drawn = popcount32(top)
     for s in range(4):
         smask = np.int64(0xFF) << (8 * s)
@@ -412,7 +355,7 @@ def _quick_tricks(me, lho, pa, rho, trump, pts, tb, lb, mono, pfree):
             continue
         others = (live ^ me) & smask
         if others != 0:
-            top &= _stronger_than(_highest_card(others))  # the top run of live cards
+            top &= _stronger_than(highest_bit(others))  # the top run of live cards
         n_top = popcount32(top)
         if n_top > 0 and top != me & smask:
             # a long suit: once the top run has drawn every other hand's cards of the
@@ -459,14 +402,14 @@ def _transfer_tricks(me, lho, pa, rho, trump, pts, tb, lb, mono, pfree):
         mp = pa & smask
         if low == 0 or mp == 0:
             continue
-        m = _highest_card(mp)
+        m = highest_bit(mp)
         if live & _stronger_than(m) != 0:
             continue
         if trump >= 0 and s != trump:
             tmask = np.int64(0xFF) << (8 * trump)
             if (lho & smask == 0 and lho & tmask != 0) or (rho & smask == 0 and rho & tmask != 0):
                 continue  # an opponent ruffs
-        lc = _lowest_card(low)
+        lc = lowest_bit(low)
         v = pts[lc] + pts[m] + tb
         o1 = lho & smask
         o3 = rho & smask
@@ -474,9 +417,9 @@ def _transfer_tricks(me, lho, pa, rho, trump, pts, tb, lb, mono, pfree):
         b3 = o3 & -o3
         if mono:
             if o1 != 0:
-                v += pts[_lowest_card(o1)]
+                v += pts[lowest_bit(o1)]
             if o3 != 0:
-                v += pts[_lowest_card(o3)]
+                v += pts[lowest_bit(o3)]
         # partner leads next: its left-hand opponent is the leader's right-hand one
         v += _quick_tricks(
             pa ^ (np.int64(1) << m), rho ^ b3, me ^ (np.int64(1) << lc), lho ^ b1, trump, pts,
@@ -517,13 +460,13 @@ def _two_lines(hands, ld, c0, c1, c2, c3, w, pts, stren, trump, tb, lb):
     r1 = hands[(ld + 1) & 3] ^ (np.int64(1) << c1)
     r2 = hands[(ld + 2) & 3] ^ (np.int64(1) << c2)
     r3 = hands[(ld + 3) & 3] ^ (np.int64(1) << c3)
-    led_card = _lowest_card(_pick((w - ld) & 3, r0, r1, r2, r3))
+    led_card = lowest_bit(_pick((w - ld) & 3, r0, r1, r2, r3))
     led = led_card >> 3
     best = card_key(led_card, led, trump, stren)
     bi = 0
     last = pts[led_card] + tb + lb
     for i in range(1, 4):
-        c = _lowest_card(_pick((w - ld + i) & 3, r0, r1, r2, r3))
+        c = lowest_bit(_pick((w - ld + i) & 3, r0, r1, r2, r3))
         last += pts[c]
         k = card_key(c, led, trump, stren)
         if k > best:
@@ -555,7 +498,7 @@ def two_tricks(hands, ld, alpha, beta, pts, stren, above, rules):
     b0 = beta
     m0 = hands[ld]
     while m0 != 0:
-        c0 = _lowest_card(m0)
+        c0 = lowest_bit(m0)
         m0 &= m0 - 1
         led = c0 >> 3
         k0, w0, bl0, bt0 = add_to_summary(c0, 0, led, trump, stren, -1, 0, -1, -1)
@@ -564,7 +507,7 @@ def two_tricks(hands, ld, alpha, beta, pts, stren, above, rules):
         v1 = inf if mx0 else np.int64(-1)
         m1 = legal_given(h1, 1, led, w0, bl0, bt0, trump, above, rules)
         while m1 != 0:
-            c1 = _lowest_card(m1)
+            c1 = lowest_bit(m1)
             m1 &= m1 - 1
             k1, w1, bl1, bt1 = add_to_summary(c1, 1, led, trump, stren, k0, w0, bl0, bt0)
             a2 = a1
@@ -572,7 +515,7 @@ def two_tricks(hands, ld, alpha, beta, pts, stren, above, rules):
             v2 = np.int64(-1) if mx0 else inf
             m2 = legal_given(h2, 2, led, w1, bl1, bt1, trump, above, rules)
             while m2 != 0:
-                c2 = _lowest_card(m2)
+                c2 = lowest_bit(m2)
                 m2 &= m2 - 1
                 k2, w2, bl2, bt2 = add_to_summary(c2, 2, led, trump, stren, k1, w1, bl1, bt1)
                 a3 = a2
@@ -580,7 +523,7 @@ def two_tricks(hands, ld, alpha, beta, pts, stren, above, rules):
                 v3 = inf if mx0 else np.int64(-1)
                 m3 = legal_given(h3, 3, led, w2, bl2, bt2, trump, above, rules)
                 while m3 != 0:
-                    c3 = _lowest_card(m3)
+                    c3 = lowest_bit(m3)
                     m3 &= m3 - 1
                     w = w2
                     if card_key(c3, led, trump, stren) > k2:
@@ -633,9 +576,9 @@ def _next_live(c, step, live):
     """The next live card of ``c``'s suit above (``step`` 1) or below (-1) ``c``, or -1."""
     if step > 0:
         m = live & _stronger_than(c)
-        return _lowest_card(m) if m != 0 else -1
+        return lowest_bit(m) if m != 0 else -1
     m = live & _weaker_than(c)
-    return _highest_card(m) if m != 0 else -1
+    return highest_bit(m) if m != 0 else -1
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
@@ -682,7 +625,7 @@ def _gen_moves(
     """
     nm = 0
     if legal & (legal - 1) == 0:  # a forced card
-        mv[mo] = _lowest_card(legal)
+        mv[mo] = lowest_bit(legal)
         return 1
     if opts & (O_EQUIV | O_DOMINANCE):
         live = hands[0] | hands[1] | hands[2] | hands[3]
@@ -699,7 +642,7 @@ def _gen_moves(
                     dom = True
         m = legal
         while m != 0:
-            c = _lowest_card(m)
+            c = lowest_bit(m)
             m &= m - 1
             su = c >> 3
             if dom and n == 0:
@@ -746,7 +689,7 @@ def _gen_moves(
     else:
         m = legal
         while m != 0:
-            mv[mo + (nm & 7)] = _lowest_card(m)
+            mv[mo + (nm & 7)] = lowest_bit(m)
             nm += 1
             m &= m - 1
     return nm
@@ -964,19 +907,19 @@ def _lead_value(hands, ld, c0, pts, stren, above, rules):
     v1 = np.int64(-1) if mx1 else inf
     m1 = legal_given(h1, 1, led, w0, bl0, bt0, trump, above, rules)
     while m1 != 0:
-        c1 = _lowest_card(m1)
+        c1 = lowest_bit(m1)
         m1 &= m1 - 1
         k1, w1, bl1, bt1 = add_to_summary(c1, 1, led, trump, stren, k0, w0, bl0, bt0)
         v2 = inf if mx1 else np.int64(-1)
         m2 = legal_given(h2, 2, led, w1, bl1, bt1, trump, above, rules)
         while m2 != 0:
-            c2 = _lowest_card(m2)
+            c2 = lowest_bit(m2)
             m2 &= m2 - 1
             k2, w2, bl2, bt2 = add_to_summary(c2, 2, led, trump, stren, k1, w1, bl1, bt1)
             v3 = np.int64(-1) if mx1 else inf
             m3 = legal_given(h3, 3, led, w2, bl2, bt2, trump, above, rules)
             while m3 != 0:
-                c3 = _lowest_card(m3)
+                c3 = lowest_bit(m3)
                 m3 &= m3 - 1
                 w = w2
                 if card_key(c3, led, trump, stren) > k2:
@@ -1029,7 +972,7 @@ def three_tricks(
     b0 = beta
     m0 = hands[ld]
     if first < 0 or (m0 >> (first & 31)) & 1 == 0:
-        first = _lowest_card(m0)
+        first = lowest_bit(m0)
     bestc = first
     cnt = 0
     c0 = first
@@ -1044,7 +987,7 @@ def three_tricks(
         v1 = inf if mx0 else np.int64(-1)
         m1 = legal_given(hands[s1], 1, led, w0, bl0, bt0, trump, above, rules)
         while m1 != 0:
-            c1 = _lowest_card(m1)
+            c1 = lowest_bit(m1)
             m1 &= m1 - 1
             hands[s1] ^= np.int64(1) << c1
             cnt += 1
@@ -1054,7 +997,7 @@ def three_tricks(
             v2 = np.int64(-1) if mx0 else inf
             m2 = legal_given(hands[s2], 2, led, w1, bl1, bt1, trump, above, rules)
             while m2 != 0:
-                c2 = _lowest_card(m2)
+                c2 = lowest_bit(m2)
                 m2 &= m2 - 1
                 hands[s2] ^= np.int64(1) << c2
                 cnt += 1
@@ -1064,7 +1007,7 @@ def three_tricks(
                 v3 = inf if mx0 else np.int64(-1)
                 m3 = legal_given(hands[s3], 3, led, w2, bl2, bt2, trump, above, rules)
                 while m3 != 0:
-                    c3 = _lowest_card(m3)
+                    c3 = lowest_bit(m3)
                     m3 &= m3 - 1
                     hands[s3] ^= np.int64(1) << c3
                     cnt += 1
@@ -1100,7 +1043,7 @@ def three_tricks(
         if a0 >= b0:
             break
         if m0 != 0:
-            c0 = _lowest_card(m0)
+            c0 = lowest_bit(m0)
     return v0, bestc, cnt
 
 
@@ -1376,7 +1319,7 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
             elif left == 1:  # last trick: every card is forced
                 total = rules[R_TRICK_BONUS] + rules[R_LAST_BONUS]
                 for i in range(4):
-                    c = _lowest_card(hands[(ld + i) & 3])
+                    c = lowest_bit(hands[(ld + i) & 3])
                     tricks[toff + i] = c
                     total += pts[c]
                 w = (ld + trick_winner_at(tricks, toff, 4, trump, stren)) & 3
@@ -1620,7 +1563,7 @@ def _layout_mask(mask, stren):
     out = np.int64(0)
     m = np.int64(mask)
     while m != 0:
-        c = _lowest_card(m)
+        c = lowest_bit(m)
         m &= m - 1
         out |= np.int64(1) << ((c & ~7) | stren[c])
     return out
@@ -1779,7 +1722,7 @@ def _root_lookahead(work, leader, pts, stren, above, rules):
     best_v = np.int64(0)
     m = work[leader]
     while m != 0:
-        c = _lowest_card(m)
+        c = lowest_bit(m)
         m &= m - 1
         v = _lead_value(work, leader, c, pts, stren, above, rules)
         if best_c < 0 or (v > best_v if (leader & 1) == 0 else v < best_v):
