@@ -30,6 +30,15 @@ def opt(default, doc: str, choices: tuple | None = None, ambiguous: bool = False
     return field(default=default, metadata=meta)
 
 
+def option_choices(part: type, name: str) -> tuple:
+    """The allowed values of an option: the one list that validation (``with_options``)
+    checks and that the kernels' integer codes index."""
+    for f in dataclasses.fields(part):
+        if f.name == name:
+            return f.metadata["choices"]
+    raise KeyError(name)
+
+
 # Orders are strings of ranks, strongest first; points are per rank.
 TRUMP_ORDER = "J9ATKQ87"
 PLAIN_ORDER = "ATKQJ987"

@@ -40,12 +40,14 @@ import numpy as np
 from bazarsim.core.cards import SIDES
 from bazarsim.core.contracts import BK, VK, Contract
 from bazarsim.core.errors import BazarsimError
-from bazarsim.rules.rulesets import Ruleset, get_ruleset
+from bazarsim.rules.rulesets import Ruleset, ScoringRules, get_ruleset, option_choices
 
 TRICKS = 8
-SCHEMES = ("bazar", "bazar-blot", "belote-fr", "bela-hr")
-ROUNDINGS = ("down_1_5", "half_up", "sum_to_total")
-TRICKLESS = ("keep", "void", "to_capot_side")
+# Integer codes of the scoring options for the bulk kernel: their index in the option's
+# choices, as declared (and validated) in the ruleset.
+SCHEMES = option_choices(ScoringRules, "scheme")
+ROUNDINGS = option_choices(ScoringRules, "sai_rounding")
+TRICKLESS = option_choices(ScoringRules, "trickless_declarations")
 
 
 class ScoringError(BazarsimError):
