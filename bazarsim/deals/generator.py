@@ -52,7 +52,7 @@ from bazarsim.deals.numbering import (
     decode_completion_parts,
     decode_deal,
 )
-from bazarsim.evaluate.hands import _hand
+from bazarsim.evaluate.hands import hand_values
 from bazarsim.rules.compiled import compiled_rules
 from bazarsim.rules.rulesets import Ruleset, get_ruleset
 
@@ -130,10 +130,10 @@ def draw_below(key, i, k, total, reject_below):
 def _hand_value(h, typ, arg, T):
     if typ == P_LEN:
         return popcount32(suit_bits(h, arg))
-    r = _hand(h, arg, T)
+    r = hand_values(h, arg, T)
     if typ == P_POINTS:
-        return np.int64(r[0])
-    return np.int64(r[6])  # P_DECL
+        return np.int64(r.points)
+    return np.int64(r.decl)  # P_DECL
 
 
 @nb.njit(cache=True)

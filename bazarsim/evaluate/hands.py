@@ -13,6 +13,7 @@ side's declaration and bela points (RULES.md section 4).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numba as nb
 import numpy as np
@@ -64,9 +65,23 @@ DEAL_FIELDS = (
 # --------------------------------------------------------------------------- kernels
 
 
+class HandValues(NamedTuple):
+    """What one hand holds under a contract kind (the kernels' per-hand result)."""
+
+    points: int  # card points
+    trumps: int
+    jacks: int  # jack of trump held (0/1 per trump suit)
+    nines: int  # nine of trump held
+    aces: int
+    belas: int  # K+Q of a bela suit
+    decl: int  # declaration points before the comparison between seats
+    key: int  # the hand's best declaration key (compiled rules: larger beats smaller)
+    special: int  # SPECIAL_FOUR_SEVENS | SPECIAL_FOUR_EIGHTS where the ruleset uses them
+
+
 @nb.njit(cache=True, inline="always")
-def _hand(h, kind, T):
-    """Evaluate one hand: (points, trumps, jacks, nines, aces, belas, decl, key, special)."""
+def hand_values(h, kind, T):
+    """Evaluate one hand (a ``uint32`` card mask) under ``kind``: a :class:`HandValues`."""
     four_row = 1 if kind == BK else 0
     points = 0
     trumps = 0
@@ -99,12 +114,12 @@ def _hand(h, kind, T):
         key = fk
     special = 0
     if (all_suits >> 0) & 1 and T.flags[F_FOUR7_REDEAL]:
-        special |= 1
+        special |= SPECIAL_FOUR_SEVENS
     if (all_suits >> 1) & 1 and T.flags[F_FOUR8_CANCEL]:
-        special |= 2
+        special |= SPECIAL_FOUR_EIGHTS
         decl = 0
         key = 0
-    return points, trumps, jacks, nines, aces, belas, decl, key, special
+    return HandValues(points, trumps, jacks, nines, aces, belas, decl, key, special)
 
 
 @nb.njit(parallel=True, cache=True)
@@ -112,7 +127,7 @@ def evaluate_hands_kernel(hands, kind, T, points, trumps, jacks, nines, aces, be
                           best, special):
     """Fill the output arrays for every hand (parallel over hands)."""
     for i in nb.prange(hands.shape[0]):
-        p, t, j, n9, a, be, d, k, sp = _hand(hands[i], kind, T)
+        p, t, j, n9, a, be, d, k, sp = hand_values(hands[i], kind, T)
         points[i] = p
         trumps[i] = t
         jacks[i] = j
@@ -128,14 +143,27 @@ def evaluate_hands_kernel(hands, kind, T, points, trumps, jacks, nines, aces, be
 def points_and_declarations_kernel(hands, kind, T, points, decl):
     """The lean pair that bid studies need most: card points and declaration total."""
     for i in nb.prange(hands.shape[0]):
-        r = _hand(hands[i], kind, T)
-        points[i] = r[0]
-        decl[i] = r[6]
+        r = hand_values(hands[i], kind, T)
+        points[i] = r.points
+        decl[i] = r.decl
+
+
+class DealValues(NamedTuple):
+    """Which side's declarations score in one deal, and what they are worth."""
+
+    side: int  # 0 NS, 1 EW, NO_SIDE
+    seat: int  # the seat holding the best declaration, -1 for none
+    ns: int  # declaration points that score for N-S
+    ew: int
+    bela_ns: int
+    bela_ew: int
+    redeal: bool  # four sevens where the ruleset redeals
+    cancelled: bool  # four eights where the ruleset cancels declarations
 
 
 @nb.njit(cache=True, inline="always")
-def _deal(d, dealer, kind, T):
-    """Score the declarations of one deal (row of 4 hands N E S W)."""
+def deal_values(d, dealer, kind, T):
+    """Score the declarations of one deal (row of 4 hands N E S W): a :class:`DealValues`."""
     best_key = 0
     best_seat = -1
     tot0 = 0
@@ -147,21 +175,21 @@ def _deal(d, dealer, kind, T):
     bela_value = T.flags[F_BELA_VALUE]
     for step in range(4):
         seat = (dealer + 1 + step) & 3  # from the dealer's left, clockwise
-        r = _hand(d[seat], kind, T)
-        if r[8] & 1:
+        r = hand_values(d[seat], kind, T)
+        if r.special & SPECIAL_FOUR_SEVENS:
             redeal = True
-        if r[8] & 2:
+        if r.special & SPECIAL_FOUR_EIGHTS:
             cancel = True
         if seat & 1:
-            tot1 += r[6]
-            bela1 += r[5] * bela_value
+            tot1 += r.decl
+            bela1 += r.belas * bela_value
         else:
-            tot0 += r[6]
-            bela0 += r[5] * bela_value
-        if r[7] > best_key:  # strict: on equal keys the earlier seat keeps it
-            best_key = r[7]
+            tot0 += r.decl
+            bela0 += r.belas * bela_value
+        if r.key > best_key:  # strict: on equal keys the earlier seat keeps it
+            best_key = r.key
             best_seat = seat
-    side = -1
+    side = NO_SIDE
     ns = 0
     ew = 0
     if cancel:
@@ -174,7 +202,7 @@ def _deal(d, dealer, kind, T):
             ew = tot1
     if redeal:
         side, best_seat, ns, ew, bela0, bela1 = -1, -1, 0, 0, 0, 0
-    return side, best_seat, ns, ew, bela0, bela1, redeal, cancel
+    return DealValues(side, best_seat, ns, ew, bela0, bela1, redeal, cancel)
 
 
 @nb.njit(parallel=True, cache=True)
@@ -182,15 +210,15 @@ def evaluate_deals_kernel(deals, dealers, kind, T, side, seat, ns, ew, bela_ns, 
                           redeal, cancelled):
     """Declaration winner and points for every deal (parallel over deals)."""
     for i in nb.prange(deals.shape[0]):
-        r = _deal(deals[i], dealers[i], kind, T)
-        side[i] = r[0]
-        seat[i] = r[1]
-        ns[i] = r[2]
-        ew[i] = r[3]
-        bela_ns[i] = r[4]
-        bela_ew[i] = r[5]
-        redeal[i] = r[6]
-        cancelled[i] = r[7]
+        r = deal_values(deals[i], dealers[i], kind, T)
+        side[i] = r.side
+        seat[i] = r.seat
+        ns[i] = r.ns
+        ew[i] = r.ew
+        bela_ns[i] = r.bela_ns
+        bela_ew[i] = r.bela_ew
+        redeal[i] = r.redeal
+        cancelled[i] = r.cancelled
 
 
 # --------------------------------------------------------------------------- API
