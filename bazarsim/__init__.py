@@ -1,4 +1,22 @@
-"""bazarsim: simulation and odds analyzer for Bazar belot and its relatives."""
+"""bazarsim: simulation and odds analyzer for Bazar belot and its relatives.
+
+The package is laid out by stage, in the order data flows through it:
+
+* ``core``: cards and seats, contract kinds and contracts, errors, bit helpers;
+* ``rules``: rulesets as data, compiled rules for the kernels, legal play, auction,
+  scoring, match;
+* ``deals``: deal numbers, the deal generator, constraints;
+* ``evaluate``: hand and deal evaluation, exact odds;
+* ``dd``: the double-dummy solver and DD tables;
+* ``engine``: a simulation's index ranges computed and run (locally);
+* ``store``: the Parquet dataset on disk;
+* ``analysis``: statistics and tables aggregated from datasets;
+* ``report``: records rendered for people;
+* ``cli``: the ``bazarsim`` command.
+
+The names below are the Python API; the heavier ones (Numba kernels, pyarrow) are
+imported on first use.
+"""
 
 from __future__ import annotations
 
@@ -18,17 +36,66 @@ from bazarsim.core.cards import (  # noqa: E402
     parse_deal,
     parse_hand,
 )
+from bazarsim.core.contracts import Contract, parse_kind  # noqa: E402
 from bazarsim.core.errors import BazarsimError, CardError, RulesetError  # noqa: E402
-from bazarsim.rules.rulesets import RULESETS, Ruleset, get_ruleset  # noqa: E402
+from bazarsim.rules.rulesets import (  # noqa: E402
+    DEFAULT_RULESET,
+    RULESETS,
+    Ruleset,
+    get_ruleset,
+)
+
+# name -> module, imported when the name is first used
+_LAZY = {
+    "evaluate_hand": "bazarsim.evaluate.hands",
+    "evaluate_hands": "bazarsim.evaluate.hands",
+    "evaluate_deals": "bazarsim.evaluate.hands",
+    "exact_odds": "bazarsim.evaluate.odds",
+    "exact_features": "bazarsim.evaluate.odds",
+    "DealGenerator": "bazarsim.deals.generator",
+    "parse_constraints": "bazarsim.deals.constraints",
+    "deal_number": "bazarsim.deals.numbering",
+    "deal_from_number": "bazarsim.deals.numbering",
+    "Solver": "bazarsim.dd.solver",
+    "solve": "bazarsim.dd.solver",
+    "dd_table": "bazarsim.dd.solver",
+    "dd_tables": "bazarsim.dd.solver",
+    "parse_contract": "bazarsim.rules.auction",
+    "run_auction": "bazarsim.rules.auction",
+    "score_deal": "bazarsim.rules.scoring",
+    "score_deals": "bazarsim.rules.scoring",
+    "DealOutcome": "bazarsim.rules.scoring",
+    "Simulation": "bazarsim.engine.simulation",
+    "read_dataframe": "bazarsim.store.parts",
+    "frequency_table": "bazarsim.analysis.freq",
+}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'bazarsim' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __all__ = [
     "__version__",
     "BazarsimError",
     "CardError",
     "RulesetError",
+    "DEFAULT_RULESET",
     "RULESETS",
     "Ruleset",
     "get_ruleset",
+    "Contract",
+    "parse_kind",
     "parse_card",
     "parse_cards",
     "parse_hand",
@@ -37,4 +104,5 @@ __all__ = [
     "format_cards",
     "format_hand",
     "format_deal",
+    *_LAZY,
 ]
