@@ -23,8 +23,7 @@ from hypothesis import strategies as st
 
 from bazarsim.core.contracts import KIND_NAMES
 from bazarsim.dd.solver import Solver, dd_tables
-from bazarsim.rules.compiled import compiled_rules
-from bazarsim.rules.play import legal_cards, play_tables, trick_winner
+from bazarsim.rules.play import R_TRUMP, contract_play, legal_cards, trick_winner
 from bazarsim.rules.rulesets import RULESETS, get_ruleset
 
 from . import naive_play as NP
@@ -182,7 +181,7 @@ def test_legal_cards_match_reference(rs_name):
     rs = get_ruleset(rs_name)
     rng = np.random.default_rng(11)
     for kind in rs.kinds:
-        pts, stren, order, above, rules = play_tables(compiled_rules(rs), kind)
+        play = contract_play(rs, kind)
         for _ in range(400):
             hands = random_position(rng, 5)
             n = int(rng.integers(0, 4))
@@ -197,7 +196,8 @@ def test_legal_cards_match_reference(rs_name):
             seat = (leader + n) % 4
             arr = np.zeros(4, np.int64)
             arr[:n] = [c for _, c in trick]
-            got = int(legal_cards(np.int64(hs[seat]), arr, n, stren, above, rules))
+            got = int(legal_cards(np.int64(hs[seat]), arr, n, play.strength, play.above,
+                                  play.rules))
             names = NP.hands_from_masks([1 << c for _, c in trick])
             ref_trick = [(s, nm[0]) for (s, _), nm in zip(trick, names, strict=True)]
             ref_hand = NP.hands_from_masks([hs[seat]])[0]
@@ -205,7 +205,7 @@ def test_legal_cards_match_reference(rs_name):
             want = sum(1 << _card_index(c) for c in ref)
             assert got == want, (rs_name, kind, trick, hs[seat])
             if n:
-                w = int(trick_winner(arr, n, rules[0], stren))
+                w = int(trick_winner(arr, n, play.rules[R_TRUMP], play.strength))
                 ref_w = NP.trick_winner(ref_trick, KIND_NAMES[kind])
                 assert trick[w][0] == ref_w
 
@@ -224,8 +224,9 @@ def test_legal_given_matches_legal_cards(rs_name):
         if flag is not None:
             rs = get_ruleset(rs_name, **{option: not NP.RULES[rs_name][flag]})
         for kind in rs.kinds:
-            pts, stren, order, above, rules = play_tables(compiled_rules(rs), kind)
-            trump = int(rules[0])
+            play = contract_play(rs, kind)
+            stren, above, rules = play.strength, play.above, play.rules
+            trump = int(rules[R_TRUMP])
             for _ in range(150):
                 cards = rng.permutation(32)
                 n = int(rng.integers(1, 4))
@@ -333,7 +334,7 @@ def one_trick_lookahead(hs, leader, trick, lp, ls, la, rules) -> int:
     tb, lb = int(rules[R_TRICK_BONUS]), int(rules[R_LAST_BONUS])
     seat = (leader + len(trick)) % 4
     if len(trick) == 4:
-        w = (leader + int(trick_winner(np.array(trick, np.int64), 4, rules[0], ls))) % 4
+        w = (leader + int(trick_winner(np.array(trick, np.int64), 4, rules[R_TRUMP], ls))) % 4
         won = int(sum(lp[c] for c in trick)) + tb
         left = int(hs[w]).bit_count()
         rest = 0
@@ -369,10 +370,11 @@ def test_root_lookahead_matches_reference(rs_name):
     rng = np.random.default_rng(61)
     ctx = new_context()
     for kind, count_tricks in [(k, c) for k in rs.kinds for c in (False, True)]:
-        pts, stren, order, above, rules = play_tables(compiled_rules(rs), kind, count_tricks)
+        play = contract_play(rs, kind, count_tricks)
+        rules = play.rules
         for i in range(12):
             hands = random_position(rng, 1 + i % 8).astype(np.int64)
-            work = to_layout(hands, np.zeros(4, np.int64), 0, pts, stren, ctx)
+            work = to_layout(hands, np.zeros(4, np.int64), 0, play.points, play.strength, ctx)
             lp, ls, la = ctx[14], ctx[15], ctx[17]
             leader = int(rng.integers(4))
             hs = [int(h) for h in work]
@@ -624,7 +626,7 @@ def test_one_generation_across_deals_stays_exact():
     first deal's entries (same live cards, other holders) and values go wrong."""
     from bazarsim.dd.search import M_FULL, S_GEN, exact_value, new_context, new_search
 
-    pts, stren, order, above, rules = play_tables(compiled_rules(get_ruleset("bazar")), 0)
+    play = contract_play(get_ruleset("bazar"), 0)
     rng = np.random.default_rng(97)
     shared = new_context()
     new_search(shared)
@@ -632,16 +634,13 @@ def test_one_generation_across_deals_stays_exact():
     for _ in range(20):
         hands = random_position(rng, 8).astype(np.int64)
         leader = int(rng.integers(4))
-        got = exact_value(hands, leader, no_trick, 0, pts, stren, order, above, rules, shared,
-                          M_FULL, -1)
+        got = exact_value(hands, leader, no_trick, 0, play, shared, M_FULL, -1)
         fresh = new_context()
         new_search(fresh)
-        want = exact_value(hands, leader, no_trick, 0, pts, stren, order, above, rules, fresh,
-                           M_FULL, -1)
+        want = exact_value(hands, leader, no_trick, 0, play, fresh, M_FULL, -1)
         assert got == want
         # a position of the same deal keeps the generation (and its entries)
         gen = int(shared[6][S_GEN])
         fewer = hands & (hands - 1)  # each hand without its lowest card: the same holders
-        exact_value(fewer, (leader + 1) % 4, no_trick, 0, pts, stren, order, above, rules,
-                    shared, M_FULL, -1)
+        exact_value(fewer, (leader + 1) % 4, no_trick, 0, play, shared, M_FULL, -1)
         assert int(shared[6][S_GEN]) == gen

@@ -28,8 +28,7 @@ from bazarsim.dd.search import (
     reach_deal,
     solve_deal,
 )
-from bazarsim.rules.compiled import compiled_rules
-from bazarsim.rules.play import N_RULES, play_tables
+from bazarsim.rules.play import R_LAST_BONUS, ContractPlay, contract_play
 from bazarsim.rules.rulesets import Ruleset, get_ruleset
 
 
@@ -53,24 +52,30 @@ def _fetch_add(typingctx, arr, inc):
     return nbtypes.int64(arr, inc), codegen
 
 
-def stacked_tables(ruleset: Ruleset, kinds, count_tricks=False):
-    """Per-kind tables stacked along a first axis (index = position in ``kinds``)."""
-    t = compiled_rules(ruleset)
-    parts = [play_tables(t, k, count_tricks) for k in kinds]
-    pts = np.stack([p[0] for p in parts])
-    stren = np.stack([p[1] for p in parts])
-    order = np.stack([p[2] for p in parts])
-    above = np.stack([p[3] for p in parts])
-    rules = np.stack([p[4] for p in parts]).reshape(len(kinds), N_RULES)
-    return pts, stren, order, above, rules
+def play_by_kind(ruleset: Ruleset, kinds, count_tricks=False) -> ContractPlay:
+    """The :class:`~bazarsim.rules.play.ContractPlay` of several contract kinds in one:
+    each field gains a first axis, row ``j`` for ``kinds[j]`` (:func:`play_of_kind` takes
+    one out in a kernel)."""
+    parts = [contract_play(ruleset, k, count_tricks) for k in kinds]
+    return ContractPlay(*(np.stack(field) for field in zip(*parts, strict=True)))
+
+
+@nb.njit(cache=True, inline="always")
+def play_of_kind(plays, j):
+    """Row ``j`` of a :func:`play_by_kind`: the ContractPlay of one kind."""
+    return ContractPlay(
+        plays.points[j], plays.strength[j], plays.order[j], plays.above[j], plays.rules[j]
+    )
 
 
 @nb.njit(parallel=True, cache=True)
 def dd_tables_kernel(
-    deals, leaders, pts, stren, order, above, rules, cpts, cstren, corder, cabove, crules,
-    with_capot, opts, method, tt_bits, chunk, threads,
+    deals, leaders, plays, capot_plays, with_capot, opts, method, tt_bits, chunk, threads,
 ):
     """NS points ``[n, k]``, capot flags ``[n, k, 2]`` (NS, EW) and node counts ``[n, k]``.
+
+    ``plays``, ``capot_plays``: the :func:`play_by_kind` of the ``k`` contract kinds, on
+    points and on tricks (the capot probes).
 
     Work items are (deal, contract) pairs, ``chunk`` of them per task, so that even a
     handful of deals keeps every thread busy (one heavy deal no longer holds a chunk of
@@ -81,7 +86,7 @@ def dd_tables_kernel(
     thread solves what.
     """
     n = deals.shape[0]
-    k = pts.shape[0]
+    k = plays.points.shape[0]
     ns = np.zeros((n, k), np.int16)
     capot = np.zeros((n, k, 2), np.bool_)
     nodes = np.zeros((n, k), np.int64)
@@ -98,16 +103,16 @@ def dd_tables_kernel(
                 break
             for item in range(ci * chunk, min(n_items, (ci + 1) * chunk)):
                 _solve_item(
-                    item, k, deals, leaders, pts, stren, order, above, rules, cpts, cstren,
-                    corder, cabove, crules, with_capot, method, ctx, hands, ns, capot, nodes,
+                    item, k, deals, leaders, plays, capot_plays, with_capot, method, ctx, hands,
+                    ns, capot, nodes,
                 )
     return ns, capot, nodes
 
 
 @nb.njit(cache=True, inline="always")
 def _solve_item(
-    item, k, deals, leaders, pts, stren, order, above, rules, cpts, cstren, corder, cabove,
-    crules, with_capot, method, ctx, hands, ns, capot, nodes,
+    item, k, deals, leaders, plays, capot_plays, with_capot, method, ctx, hands, ns, capot,
+    nodes,
 ):
     """Solve work item ``item`` (deal ``item // k``, contract ``item % k``) into the outputs."""
     stats = ctx[6]
@@ -117,22 +122,17 @@ def _solve_item(
         hands[i] = deals[d, i]
     lead = leaders[d]
     before = stats[S_NODES]
-    v, total = solve_deal(
-        hands, lead, pts[j], stren[j], order[j], above[j], rules[j], ctx, method
-    )
+    v, total = solve_deal(hands, lead, play_of_kind(plays, j), ctx, method)
     ns[d, j] = v
     if with_capot:
         # Taking every trick takes every point: a side can only have a capot
         # when the exact value gives it everything, so most probes are skipped.
         if v == total:
             capot[d, j, 0] = reach_deal(
-                hands, lead, 0, popcount32(hands[0]), cpts[j], cstren[j], corder[j],
-                cabove[j], crules[j], ctx,
+                hands, lead, 0, popcount32(hands[0]), play_of_kind(capot_plays, j), ctx
             )
         if v == 0:
-            capot[d, j, 1] = not reach_deal(
-                hands, lead, 0, 1, cpts[j], cstren[j], corder[j], cabove[j], crules[j], ctx
-            )
+            capot[d, j, 1] = not reach_deal(hands, lead, 0, 1, play_of_kind(capot_plays, j), ctx)
     nodes[d, j] = stats[S_NODES] - before
 
 
@@ -165,13 +165,12 @@ def dd_tables(
         hands = hands[:, [0, 3, 2, 1]].copy()
         leaders = (4 - leaders) % 4
     kinds = list(rs.kinds)
-    t = stacked_tables(rs, kinds)
-    c = stacked_tables(rs, kinds, count_tricks=True)
+    plays = play_by_kind(rs, kinds)
     old = nb.set_parallel_chunksize(1)
     try:
         ns, cap, nodes = dd_tables_kernel(
-            hands, np.ascontiguousarray(leaders), *t, *c, capot, opts, method, tt_bits, chunk,
-            nb.get_num_threads(),
+            hands, np.ascontiguousarray(leaders), plays, play_by_kind(rs, kinds, True), capot,
+            opts, method, tt_bits, chunk, nb.get_num_threads(),
         )
     finally:
         nb.set_parallel_chunksize(old)
@@ -180,7 +179,7 @@ def dd_tables(
     out: dict[str, np.ndarray] = {}
     for j, kind in enumerate(kinds):
         name = KIND_NAMES[kind]
-        total_j = bits @ t[0][j] + t[4][j, 7]
+        total_j = bits @ plays.points[j] + plays.rules[j, R_LAST_BONUS]
         out[f"{name}_ns"] = ns[:, j].astype(np.int16)
         out[f"{name}_ew"] = (total_j - ns[:, j]).astype(np.int16)
         if capot:

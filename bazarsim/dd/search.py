@@ -2,8 +2,8 @@
 
 The value of a node is what North-South take from the start of the current trick to the
 end of the deal (card points of the tricks they win, plus the per-trick and last-trick
-bonuses of :func:`~bazarsim.rules.play.play_tables`). North and South maximise it,
-East and West minimise it.
+bonuses of the contract's :class:`~bazarsim.rules.play.ContractPlay`). North and South
+maximise it, East and West minimise it.
 
 Enhancements, each switchable through ``opts`` so that tests compare "all off" with
 "all on" and the benchmark shows what each buys:
@@ -1577,7 +1577,7 @@ def to_layout(hands, trick_cards, n, pts, stren, ctx):
     ``8 s + k`` is the ``k``-th weakest of suit ``s``), so that "stronger than", "the
     strongest of a suit" and "the next live card" are shifts and bit scans. The
     contract's tables in that layout go to ``ctx`` (``ctx[14:18]``: points, strength,
-    order and the masks of stronger cards, as :func:`~bazarsim.rules.play.play_tables`
+    order and the masks of stronger cards, as :func:`~bazarsim.rules.play.contract_play`
     makes them). Values are N-S points, so nothing maps back.
     """
     tricks = ctx[8]
@@ -1655,17 +1655,19 @@ def _bind_owners(work, ctx):
 
 
 @nb.njit(cache=True)
-def exact_value(hands, leader, trick_cards, n, pts, stren, order, above, rules, ctx, method, guess):
+def exact_value(hands, leader, trick_cards, n, play, ctx, method, guess):
     """Exact N-S points of a position (trick ``trick_cards[:n]`` in progress).
 
     ``method``: MTD(f) from ``guess`` (-1: half of the points left), bisection, one
     full-window search, or ``M_AUTO`` (full window up to ``AUTO_FULL_MAX`` tricks left,
     else bisection). Uses the current table generation (call :func:`new_search`
-    first when the contract or the scoring mode changed). Hands, cards and tables are in
-    the natural layout of :mod:`bazarsim.core.cards` (``order`` and ``above`` are not used:
-    the search makes its own in its layout, see :func:`to_layout`).
+    first when the contract or the scoring mode changed). Hands, cards and the contract's
+    :class:`~bazarsim.rules.play.ContractPlay` are in the natural layout of
+    :mod:`bazarsim.core.cards` (its ``order`` and ``above`` are not used: the search makes
+    its own in its layout, see :func:`to_layout`).
     """
-    work = to_layout(hands, trick_cards, n, pts, stren, ctx)
+    rules = play.rules
+    work = to_layout(hands, trick_cards, n, play.points, play.strength, ctx)
     _bind_owners(work, ctx)
     lp, ls, lo, la = ctx[14], ctx[15], ctx[16], ctx[17]
     upper = points_left(work, leader, n, lp, rules, ctx)
@@ -1676,29 +1678,27 @@ def exact_value(hands, leader, trick_cards, n, pts, stren, order, above, rules, 
 
 
 @nb.njit(cache=True)
-def solve_deal(hands, leader, pts, stren, order, above, rules, ctx, method):
+def solve_deal(hands, leader, play, ctx, method):
     """Exact N-S points of a position at a trick boundary in a new table generation, and
     every point left: :func:`new_search`, :func:`exact_value` and the total in one call
     (the Python API's ``solve``; each call from Python costs a few microseconds)."""
     new_search(ctx)
     cards = np.zeros(4, np.int64)
-    v = exact_value(hands, leader, cards, 0, pts, stren, order, above, rules, ctx, method, -1)
-    return v, points_left(hands, leader, 0, pts, rules, ctx)
+    v = exact_value(hands, leader, cards, 0, play, ctx, method, -1)
+    return v, points_left(hands, leader, 0, play.points, play.rules, ctx)
 
 
 @nb.njit(cache=True)
-def reach_deal(hands, leader, side, target, pts, stren, order, above, rules, ctx):
+def reach_deal(hands, leader, side, target, play, ctx):
     """Can ``side`` (0: N-S, 1: E-W) take at least ``target`` points from a trick
     boundary? :func:`reaches` in a new table generation, in one call from Python."""
     new_search(ctx)
     cards = np.zeros(4, np.int64)
     if side == 0:
-        return reaches(hands, leader, cards, 0, target, pts, stren, order, above, rules, ctx)
+        return reaches(hands, leader, cards, 0, target, play, ctx)
     # E-W >= T  <=>  N-S <= total - T  <=>  not N-S >= total - T + 1
-    total = points_left(hands, leader, 0, pts, rules, ctx)
-    return not reaches(
-        hands, leader, cards, 0, total - target + 1, pts, stren, order, above, rules, ctx
-    )
+    total = points_left(hands, leader, 0, play.points, play.rules, ctx)
+    return not reaches(hands, leader, cards, 0, total - target + 1, play, ctx)
 
 
 # ``O_ROOTLOOK`` acts from this many cards a hand (smaller searches gain nothing from it)
@@ -1762,9 +1762,10 @@ def _exact(work, leader, n, upper, lp, ls, lo, la, rules, ctx, method, guess):
 
 
 @nb.njit(cache=True)
-def reaches(hands, leader, trick_cards, n, target, pts, stren, order, above, rules, ctx):
+def reaches(hands, leader, trick_cards, n, target, play, ctx):
     """Null-window probe: do N-S take at least ``target`` from this position on?"""
-    work = to_layout(hands, trick_cards, n, pts, stren, ctx)
+    rules = play.rules
+    work = to_layout(hands, trick_cards, n, play.points, play.strength, ctx)
     _bind_owners(work, ctx)
     lp, ls, lo, la = ctx[14], ctx[15], ctx[16], ctx[17]
     if target <= 0:

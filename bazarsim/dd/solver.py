@@ -36,8 +36,14 @@ from bazarsim.dd.search import (
     reaches,
     solve_deal,
 )
-from bazarsim.rules.compiled import compiled_rules
-from bazarsim.rules.play import legal_cards, play_tables, trick_winner
+from bazarsim.rules.play import (
+    R_LAST_BONUS,
+    R_TRICK_BONUS,
+    R_TRUMP,
+    contract_play,
+    legal_cards,
+    trick_winner,
+)
 from bazarsim.rules.rulesets import Ruleset, get_ruleset
 
 __all__ = [
@@ -110,9 +116,9 @@ class Solver:
     # ------------------------------------------------------------------ set-up
     def _prepare(self, deal, contract, leader, ruleset, count_tricks=False, fresh=True):
         """Ruleset, kind, hands and leader (East and West renamed when play runs
-        counter-clockwise) and the contract's tables; ``fresh``: start a new table
-        generation here (the one-call kernels of ``solve``, ``can_reach`` and
-        ``capot_possible`` do it themselves)."""
+        counter-clockwise) and the contract's :class:`~bazarsim.rules.play.ContractPlay`;
+        ``fresh``: start a new table generation here (the one-call kernels of ``solve``,
+        ``can_reach`` and ``capot_possible`` do it themselves)."""
         rs = get_ruleset(ruleset) if not isinstance(ruleset, Ruleset) else ruleset
         kind = rs.check_kind(_kind(contract))
         hands = _as_hands(deal)
@@ -121,88 +127,88 @@ class Solver:
         if ccw:
             hands = hands[[0, 3, 2, 1]].copy()
             lead = (4 - lead) % 4
-        tabs = _play_tables(rs, kind, count_tricks)
+        play = contract_play(rs, kind, count_tricks)
         if fresh:
             new_search(self.ctx)
-        return rs, kind, hands, lead, ccw, tabs
+        return rs, kind, hands, lead, ccw, play
 
     def _nodes(self) -> int:
         return int(self.ctx[6][S_NODES])
 
-    def _value(self, hands, leader, trick, tabs, guess=-1) -> int:
+    def _value(self, hands, leader, trick, play, guess=-1) -> int:
         cards = np.zeros(4, np.int64)
         cards[: len(trick)] = trick
         return int(
-            exact_value(hands, leader, cards, len(trick), *tabs, self.ctx, self.method, guess)
+            exact_value(hands, leader, cards, len(trick), play, self.ctx, self.method, guess)
         )
 
-    def _reaches(self, hands, leader, trick, target, tabs) -> bool:
+    def _reaches(self, hands, leader, trick, target, play) -> bool:
         cards = np.zeros(4, np.int64)
         cards[: len(trick)] = trick
-        return bool(reaches(hands, leader, cards, len(trick), target, *tabs, self.ctx))
+        return bool(reaches(hands, leader, cards, len(trick), target, play, self.ctx))
 
     # ------------------------------------------------------------------ queries
     def solve(self, deal, contract, leader, ruleset="bazar") -> Solution:
         """Exact points of both sides, last trick's bonus included."""
-        _rs, kind, hands, lead, _ccw, tabs = self._prepare(
+        _rs, kind, hands, lead, _ccw, play = self._prepare(
             deal, contract, leader, ruleset, fresh=False
         )
         start = self._nodes()
-        ns, total = solve_deal(hands, lead, *tabs, self.ctx, self.method)
+        ns, total = solve_deal(hands, lead, play, self.ctx, self.method)
         return Solution(KIND_NAMES[kind], SEATS[_seat(leader)], int(ns), int(total - ns),
                         int(total), self._nodes() - start)
 
     def can_reach(self, deal, contract, leader, side, target, ruleset="bazar") -> bool:
         """Can ``side`` (NS / EW) take at least ``target`` points? One null-window probe."""
-        _rs, _kind_, hands, lead, _ccw, tabs = self._prepare(
+        _rs, _kind_, hands, lead, _ccw, play = self._prepare(
             deal, contract, leader, ruleset, fresh=False
         )
-        return bool(reach_deal(hands, lead, _side(side), int(target), *tabs, self.ctx))
+        return bool(reach_deal(hands, lead, _side(side), int(target), play, self.ctx))
 
     def capot_possible(self, deal, contract, leader, side, ruleset="bazar") -> bool:
         """Can ``side`` take every remaining trick (searching on tricks, not points)?"""
-        _rs, _k, hands, lead, _ccw, tabs = self._prepare(
+        _rs, _k, hands, lead, _ccw, play = self._prepare(
             deal, contract, leader, ruleset, True, fresh=False
         )
         if _side(side) == 0:
             n_tricks = int(bin(int(hands[0])).count("1"))
-            return bool(reach_deal(hands, lead, 0, n_tricks, *tabs, self.ctx))
-        return not reach_deal(hands, lead, 0, 1, *tabs, self.ctx)
+            return bool(reach_deal(hands, lead, 0, n_tricks, play, self.ctx))
+        return not reach_deal(hands, lead, 0, 1, play, self.ctx)
 
     def card_values(self, deal, contract, leader, ruleset="bazar") -> dict[str, tuple[int, int]]:
         """``{card: (ns_points, ew_points)}`` after the leader plays each legal card."""
-        _rs, _k, hands, lead, _ccw, tabs = self._prepare(deal, contract, leader, ruleset)
-        total = _total(hands, tabs)
+        _rs, _k, hands, lead, _ccw, play = self._prepare(deal, contract, leader, ruleset)
+        total = _total(hands, play)
         out = {}
         guess = -1
         for card in _cards(int(hands[lead])):
             rest = hands.copy()
             rest[lead] ^= 1 << card
-            v = self._value(rest, lead, [card], tabs, guess)
+            v = self._value(rest, lead, [card], play, guess)
             guess = v
             out[format_card(card)] = (v, total - v)
         return out
 
     def optimal_line(self, deal, contract, leader, ruleset="bazar") -> list[dict]:
         """One line of optimal play: every card, the trick's winner and the running value."""
-        _rs, _k, hands, lead, ccw, tabs = self._prepare(deal, contract, leader, ruleset)
-        pts, stren, _order, above, rules = tabs
+        _rs, _k, hands, lead, ccw, play = self._prepare(deal, contract, leader, ruleset)
+        pts, stren, rules = play.points, play.strength, play.rules
         hands = hands.copy()
-        value = self._value(hands, lead, [], tabs)  # N-S points from the current trick on
+        value = self._value(hands, lead, [], play)  # N-S points from the current trick on
         line = []
         trick: list[int] = []
         taken = 0
-        last_bonus = int(rules[7])
+        last_bonus = int(rules[R_LAST_BONUS])
         while hands.any():
             seat = (lead + len(trick)) % 4
             arr = np.zeros(4, np.int64)
             arr[: len(trick)] = trick
-            legal = int(legal_cards(hands[seat], arr, len(trick), stren, above, rules))
+            legal = int(legal_cards(hands[seat], arr, len(trick), stren, play.above, rules))
             chosen = None
             for card in _cards(legal):
                 rest = hands.copy()
                 rest[seat] ^= 1 << card
-                if self._child_value(rest, lead, trick + [card], tabs, value, seat):
+                if self._child_value(rest, lead, trick + [card], play, value, seat):
                     chosen = card
                     break
             assert chosen is not None, "no card keeps the optimal value"
@@ -218,7 +224,7 @@ class Solver:
             }
             if len(trick) == 4:
                 arr = np.array(trick, np.int64)
-                w = (lead + int(trick_winner(arr, 4, rules[0], stren))) % 4
+                w = (lead + int(trick_winner(arr, 4, rules[R_TRUMP], stren))) % 4
                 pts_trick = int(sum(pts[c] for c in trick)) + (0 if hands.any() else last_bonus)
                 ns = pts_trick if w % 2 == 0 else 0
                 value -= ns
@@ -230,20 +236,20 @@ class Solver:
             line.append(step)
         return line
 
-    def _child_value(self, rest, lead, trick, tabs, value, seat) -> bool:
+    def _child_value(self, rest, lead, trick, play, value, seat) -> bool:
         """Does playing the last card of ``trick`` keep N-S on ``value``?"""
-        pts, stren, _order, _above, rules = tabs
+        pts, stren, rules = play.points, play.strength, play.rules
         if len(trick) == 4:
             arr = np.array(trick, np.int64)
-            w = (lead + int(trick_winner(arr, 4, rules[0], stren))) % 4
-            bonus = 0 if rest.any() else int(rules[7])
+            w = (lead + int(trick_winner(arr, 4, rules[R_TRUMP], stren))) % 4
+            bonus = 0 if rest.any() else int(rules[R_LAST_BONUS])
             ns = int(sum(pts[c] for c in trick)) + bonus if w % 2 == 0 else 0
             if not rest.any():
                 return ns == value
-            return self._value(rest, w, [], tabs) == value - ns
+            return self._value(rest, w, [], play) == value - ns
         if seat % 2 == 0:  # N-S: the child can only be <= value; is it >= value?
-            return self._reaches(rest, lead, trick, value, tabs)
-        return not self._reaches(rest, lead, trick, value + 1, tabs)
+            return self._reaches(rest, lead, trick, value, play)
+        return not self._reaches(rest, lead, trick, value + 1, play)
 
     def dd_table(self, deal, dealer=0, ruleset="bazar", capot=True) -> list[dict]:
         """Every contract of the ruleset, first lead from the dealer's left."""
@@ -260,32 +266,16 @@ class Solver:
         return rows
 
 
-_TABLES: dict[int, tuple] = {}
-
-
-def _play_tables(rs: Ruleset, kind: int, count_tricks: bool):
-    """Per-contract tables, built once per ruleset object (rulesets are immutable)."""
-    entry = _TABLES.get(id(rs))
-    if entry is None or entry[0] is not rs:
-        if len(_TABLES) > 64:
-            _TABLES.clear()
-        entry = (rs, {})
-        _TABLES[id(rs)] = entry
-    key = (kind, count_tricks)
-    if key not in entry[1]:
-        entry[1][key] = play_tables(compiled_rules(rs), kind, count_tricks)
-    return entry[1][key]
-
-
 def _cards(mask: int) -> list[int]:
     return [b for b in range(32) if mask >> b & 1]
 
 
-def _total(hands, tabs) -> int:
-    pts, _s, _o, _a, rules = tabs
+def _total(hands, play) -> int:
+    rules = play.rules
     cards = _cards(int(hands[0] | hands[1] | hands[2] | hands[3]))
     n_tricks = bin(int(hands[0])).count("1")
-    return int(sum(pts[c] for c in cards)) + int(rules[7]) + n_tricks * int(rules[8])
+    return (int(sum(play.points[c] for c in cards)) + int(rules[R_LAST_BONUS])
+            + n_tricks * int(rules[R_TRICK_BONUS]))
 
 
 _DEFAULT: Solver | None = None

@@ -1,19 +1,16 @@
 """Trick play as Numba functions: legal cards and the trick winner (RULES.md section 3).
 
-Everything is driven by a per-contract :func:`play_tables` built from
-:class:`~bazarsim.rules.compiled.CompiledRules`, so the kernels never look at a ruleset's name:
-
-* ``stren[c]``: strength of card ``c`` inside its suit under the contract (7 = strongest);
-* ``order[s, i]``: the cards of suit ``s``, strongest first;
-* ``above[s, k]``: mask of the cards of suit ``s`` stronger than strength ``k``;
-* ``rules``: the contract kind's trump suit (-1 in BK and VK, where a void player may
-  play any card) and the legal-play flags (``R_*`` indices below).
+Everything is driven by the :class:`ContractPlay` of a contract kind, built once per
+ruleset from its :class:`~bazarsim.rules.compiled.CompiledRules` by :func:`contract_play`,
+so the kernels never look at a ruleset's name.
 
 Seats play in increasing order ``leader, leader+1, ...`` (mod 4); the Python API maps a
 counter-clockwise ruleset onto this by renaming East and West.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numba as nb
 import numpy as np
@@ -26,9 +23,11 @@ from bazarsim.rules.compiled import (
     F_OVERTRUMP,
     F_TRUMP_PARTNER,
     F_UNDERTRUMP,
+    CompiledRules,
+    compiled_rules,
 )
 
-# Indices into the ``rules`` vector.
+# Indices into ``ContractPlay.rules``.
 R_TRUMP = 0  # trump suit 0..3, or -1 (BK, VK)
 R_LEAD_TRUMP_ALL = 1  # every lead counts as a trump lead (VK)
 R_OVERTAKE_TRUMP = 2
@@ -42,12 +41,44 @@ R_MONOTONE = 9  # in every suit a stronger card is worth at least as much as a w
 N_RULES = 10
 
 
-def play_tables(compiled, kind: int, count_tricks: bool = False):
-    """``(points, stren, order, above, rules)`` int64 arrays for one contract kind.
+class ContractPlay(NamedTuple):
+    """How the cards play under one contract kind: what the legal-play, trick and search
+    kernels read (int64 arrays; a NamedTuple, which Numba takes as an argument).
+
+    With a first axis added to every field (:func:`bazarsim.dd.batch.play_by_kind`) it
+    holds several kinds, one row each.
+    """
+
+    points: np.ndarray  # [32] points of each card (0 when counting tricks)
+    strength: np.ndarray  # [32] strength of a card inside its suit, 7 = strongest
+    order: np.ndarray  # [4, 8] the cards of each suit, strongest first
+    above: np.ndarray  # [4, 9] above[s, k + 1]: mask of suit s's cards stronger than k
+    rules: np.ndarray  # [N_RULES] the trump suit and the legal-play flags (R_* indices)
+
+
+_PLAY: dict[int, tuple] = {}
+
+
+def contract_play(ruleset, kind: int, count_tricks: bool = False) -> ContractPlay:
+    """The :class:`ContractPlay` of one contract kind of a ruleset, built once per ruleset
+    object (rulesets are immutable; the one cache of them).
 
     With ``count_tricks`` every trick is worth 1 and cards nothing: the search then
     maximises tricks (used by the capot search).
     """
+    entry = _PLAY.get(id(ruleset))
+    if entry is None or entry[0] is not ruleset:
+        if len(_PLAY) > 64:
+            _PLAY.clear()
+        entry = (ruleset, {})
+        _PLAY[id(ruleset)] = entry
+    key = (kind, count_tricks)
+    if key not in entry[1]:
+        entry[1][key] = _build_contract_play(compiled_rules(ruleset), kind, count_tricks)
+    return entry[1][key]
+
+
+def _build_contract_play(compiled: CompiledRules, kind: int, count_tricks: bool) -> ContractPlay:
     pts = compiled.card_points[kind].astype(np.int64)
     stren = compiled.strength[kind].astype(np.int64)
     order = np.zeros((4, 8), np.int64)
@@ -80,7 +111,7 @@ def play_tables(compiled, kind: int, count_tricks: bool = False):
         pts[order[s, i]] >= pts[order[s, i + 1]] for s in range(4) for i in range(7)
     )
     assert kind in range(6) and (kind != BK or rules[R_TRUMP] == -1)
-    return pts, stren, order, above, rules
+    return ContractPlay(pts, stren, order, above, rules)
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
