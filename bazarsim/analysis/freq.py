@@ -27,7 +27,7 @@ from bazarsim.core.contracts import REFERENCE_TRUMP
 from bazarsim.core.errors import BazarsimError
 from bazarsim.evaluate.odds import exact_odds, scoring_four_ranks
 from bazarsim.rules.rulesets import get_ruleset
-from bazarsim.store.parts import open_dataset, read_manifest
+from bazarsim.store.parts import open_dataset, read_manifest, reading
 
 SUIT_MASK = np.uint32(0xFF)
 
@@ -168,17 +168,18 @@ def frequency_table(out: str | Path, by: str | None = None, confidence: float = 
         want.append(by)
     feats = hand_features(ruleset)
     groups: dict = {}
-    for batch in dset.to_batches(columns=want, batch_size=batch_size):
-        cols = {c: batch.column(c).to_numpy(zero_copy_only=False) for c in want}
-        hands = np.stack([cols[s].astype(np.uint32) for s in SEATS], axis=1)
-        if by is None:
-            _count_batch(groups.setdefault(None, Counter()), hands, cols, feats, kinds)
-            continue
-        key = cols[by]
-        for g in np.unique(key):
-            sel = key == g
-            sub = {c: v[sel] for c, v in cols.items()}
-            _count_batch(groups.setdefault(g.item(), Counter()), hands[sel], sub, feats, kinds)
+    with reading(out):
+        for batch in dset.to_batches(columns=want, batch_size=batch_size):
+            cols = {c: batch.column(c).to_numpy(zero_copy_only=False) for c in want}
+            hands = np.stack([cols[s].astype(np.uint32) for s in SEATS], axis=1)
+            if by is None:
+                _count_batch(groups.setdefault(None, Counter()), hands, cols, feats, kinds)
+                continue
+            key = cols[by]
+            for g in np.unique(key):
+                sel = key == g
+                sub = {c: v[sel] for c, v in cols.items()}
+                _count_batch(groups.setdefault(g.item(), Counter()), hands[sel], sub, feats, kinds)
     rows = []
     for g in sorted(groups, key=lambda x: (x is None, x)):
         cnt = groups[g]

@@ -19,6 +19,7 @@ from bazarsim.cli import table_cmd  # noqa: E402,F401  isort: skip
 from bazarsim.cli import solve_cmd  # noqa: E402,F401  isort: skip
 from bazarsim.cli import auction_cmd  # noqa: E402,F401  isort: skip
 from bazarsim.cli import score_cmd  # noqa: E402,F401  isort: skip
+from bazarsim.cli import verify_cmd  # noqa: E402,F401  isort: skip
 from bazarsim.cli import demo_cmd  # noqa: E402,F401  isort: skip
 
 

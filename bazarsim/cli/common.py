@@ -73,6 +73,9 @@ def command(name: str, **kwargs):
                 return fn(*args, **kw)
             except BazarsimError as exc:
                 fail(str(exc))
+            except OSError as exc:  # a path the stages did not name: name it here
+                where = exc.filename if exc.filename is not None else "a file"
+                fail(f"cannot use {str(where)!r}: {exc.strerror or exc}")
             except KeyboardInterrupt:
                 typer.echo("interrupted", err=True)
                 raise typer.Exit(130) from None

@@ -75,7 +75,7 @@ def simulate_command(
                      dealer=parse_dealer(dealer), kinds=parse_kinds(kinds, rs), chunk=chunk,
                      compression=compression, columns=columns, first=first)
     with deal_progress(quiet, "simulate") as update:
-        summary = sim.run(out, progress=update)
+        summary = sim.run(out, progress=update, notice=lambda m: typer.echo(m, err=True))
     rate = sim.acceptance
     if not quiet and rate < 1.0:
         typer.echo(f"constraints accepted {100 * rate:.3g}% of candidate deals in a pilot "

@@ -17,7 +17,14 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bazarsim.store.parts import missing_ranges, part_name, prepare_directory, write_part
+from bazarsim.store.parts import (
+    damaged_parts,
+    missing_ranges,
+    os_errors,
+    part_name,
+    prepare_directory,
+    write_part,
+)
 
 if TYPE_CHECKING:
     from bazarsim.engine.simulation import Simulation
@@ -30,11 +37,30 @@ def split_range(start: int, end: int, pieces: int) -> list[tuple[int, int]]:
     return [(cuts[k], cuts[k + 1]) for k in range(pieces)]
 
 
+def drop_damaged_parts(sim: Simulation, out: Path,
+                       notice: Callable[[str], None] | None = None) -> list[str]:
+    """Remove the parts of ``out`` that are not sound parts of ``sim`` (unreadable,
+    truncated, of another run), so that they are computed again; returns their names."""
+    dropped = []
+    for path, why in damaged_parts(out, sim.params()):
+        if notice:
+            notice(f"{path.name} is damaged ({why}): computing it again")
+        with os_errors("remove", path):
+            path.unlink()
+        dropped.append(path.name)
+    return dropped
+
+
 def run_local(sim: Simulation, out: Path,
-              progress: Callable[[int, int], None] | None = None) -> dict:
-    """Write the missing parts of ``sim``'s dataset in ``out``; returns a summary."""
+              progress: Callable[[int, int], None] | None = None,
+              notice: Callable[[str], None] | None = None) -> dict:
+    """Write the missing parts of ``sim``'s dataset in ``out``; returns a summary.
+
+    Parts already present are checked first (:func:`drop_damaged_parts`); ``notice``
+    hears about each one redone."""
     sim.check_feasible()  # refuse, don't hang
     prepare_directory(out, sim.params())
+    repaired = drop_damaged_parts(sim, out, notice)
     gaps = missing_ranges(out, sim.first, sim.end)
     todo = sum(b - a for a, b in gaps)
     done_before = sim.deals - todo
@@ -63,5 +89,5 @@ def run_local(sim: Simulation, out: Path,
         pool.shutdown(wait=True)
     elapsed = time.perf_counter() - t0
     return {"out": str(out), "deals": sim.deals, "resumed_from": done_before,
-            "written": written, "seconds": elapsed,
+            "written": written, "repaired": repaired, "seconds": elapsed,
             "deals_per_second": written / elapsed if elapsed > 0 else float("nan")}

@@ -20,9 +20,9 @@ import pyarrow as pa
 
 from bazarsim import __version__
 from bazarsim.core.cards import SEATS, parse_seat
-from bazarsim.core.contracts import KIND_NAMES
+from bazarsim.core.contracts import KIND_NAMES, parse_kind
 from bazarsim.core.errors import BazarsimError
-from bazarsim.deals.constraints import Constraints, no_constraints
+from bazarsim.deals.constraints import Constraints, no_constraints, parse_constraints
 from bazarsim.deals.generator import DealGenerator
 from bazarsim.evaluate.hands import (
     DEAL_FIELDS,
@@ -166,11 +166,48 @@ class Simulation:
         meta = dict(self.params(), start=start, end=end, package_version=__version__)
         return with_part_metadata(rows.slice(offset, end - start), meta)
 
-    def run(self, out: str | Path, progress: Callable[[int, int], None] | None = None) -> dict:
+    @classmethod
+    def from_params(cls, params: dict, **engine: object) -> Simulation:
+        """The simulation a manifest describes (:meth:`params`), e.g. to repair a dataset;
+        ``engine``: chunk, compression, writers."""
+        if params.get("schema_version") != SCHEMA_VERSION:
+            raise BazarsimError(f"dataset schema version {params.get('schema_version')}: "
+                                f"this bazarsim reads version {SCHEMA_VERSION}")
+        base = get_ruleset(params["ruleset"])
+        current = base.options()
+        changed = {}
+        for key, value in params["options"].items():
+            if key in current and _plain(current[key]) != value:
+                changed[key] = _typed_like(value, current[key])
+        ruleset = base.with_options(**changed) if changed else base
+        cons = params["constraints"]
+        constraints = parse_constraints([f"{s}:{c}" for s, c in cons["fix"].items()],
+                                        cons["where"])
+        sim = cls(deals=params["deals"], seed=params["seed"], first=params["first"],
+                  ruleset=ruleset, constraints=constraints, dealer=parse_dealer(params["dealer"]),
+                  kinds=tuple(parse_kind(k) for k in params["kinds"]),
+                  columns=params["columns"], **engine)
+        if sim.params() != params:
+            raise BazarsimError("the manifest describes a run this bazarsim cannot rebuild")
+        return sim
+
+    def run(self, out: str | Path, progress: Callable[[int, int], None] | None = None,
+            notice: Callable[[str], None] | None = None) -> dict:
         """Write the missing parts of the dataset in ``out`` on this machine's cores."""
         from bazarsim.engine.local import run_local
 
-        return run_local(self, Path(out), progress)
+        return run_local(self, Path(out), progress, notice)
+
+
+def _typed_like(value, current):
+    """A manifest's plain JSON value in the type of the option it sets."""
+    if isinstance(current, tuple):
+        return tuple(value)
+    if isinstance(current, dict):
+        keys = {str(k): k for k in current}
+        return {keys.get(k, k): _typed_like(v, current.get(keys.get(k, k))) for k, v in
+                value.items()}
+    return value
 
 
 def _plain(v):

@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pyarrow as pa
@@ -19,6 +21,11 @@ import pyarrow.parquet as pq
 
 from bazarsim.core.errors import BazarsimError
 from bazarsim.store.schema import METADATA_KEY
+
+
+class StoreError(BazarsimError):
+    """A dataset path that cannot be read or written, or a damaged part file."""
+
 
 MANIFEST = "_run.json"
 PART_RE = re.compile(r"^part-(\d{16})-(\d{16})\.parquet$")
@@ -29,31 +36,53 @@ def part_name(start: int, end: int) -> str:
     return f"part-{start:016d}-{end:016d}.parquet"
 
 
+@contextmanager
+def os_errors(action: str, path: str | Path) -> Iterator[None]:
+    """Turn an OS error (missing, not a directory, no permission, disk full...) into one
+    :class:`StoreError` line naming the path."""
+    try:
+        yield
+    except OSError as exc:
+        where = exc.filename if exc.filename is not None else path
+        raise StoreError(f"cannot {action} {str(where)!r}: {exc.strerror or exc}",
+                         str(where)) from None
+
+
 def _tmp_path(path: Path) -> Path:
     return path.with_name(f"{TMP_PREFIX}{os.getpid()}-{path.name}")
 
 
+@contextmanager
+def _atomic(path: Path) -> Iterator[Path]:
+    """A temporary file renamed onto ``path`` when the block ends well and removed when
+    it fails: the file is whole or absent."""
+    tmp = _tmp_path(path)
+    try:
+        with os_errors("write", path):
+            yield tmp
+            os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
 def atomic_write_bytes(path: Path, data: bytes) -> None:
     """Write ``data`` to a temporary name, fsync, then rename: whole or absent."""
-    tmp = _tmp_path(path)
-    with open(tmp, "wb") as fh:
+    with _atomic(path) as tmp, open(tmp, "wb") as fh:
         fh.write(data)
         fh.flush()
         os.fsync(fh.fileno())
-    os.replace(tmp, path)
 
 
 def write_part(table: pa.Table, path: Path, compression: str) -> None:
     """Write a part to a temporary name, fsync, then rename: whole or absent."""
-    tmp = _tmp_path(path)
-    with open(tmp, "wb") as fh:
+    with _atomic(path) as tmp, open(tmp, "wb") as fh:
         # Dictionary encoding costs a hash per value on ~100 small-integer columns and
         # buys little after zstd; plain encoding + zstd level 1 is several times faster.
         pq.write_table(table, fh, compression=compression, use_dictionary=False,
                        compression_level=1 if compression == "zstd" else None)
         fh.flush()
         os.fsync(fh.fileno())
-    os.replace(tmp, path)
 
 
 def with_part_metadata(table: pa.Table, meta: dict) -> pa.Table:
@@ -91,10 +120,11 @@ def missing_ranges(out: Path, first: int, end: int) -> list[tuple[int, int]]:
 
 def prepare_directory(out: Path, params: dict) -> None:
     """Create ``out`` or check that it holds the run ``params``; drop stale temp files."""
-    out.mkdir(parents=True, exist_ok=True)
+    with os_errors("create the dataset directory", out):
+        out.mkdir(parents=True, exist_ok=True)
     manifest = out / MANIFEST
     if manifest.exists():
-        old = json.loads(manifest.read_text())
+        old = read_manifest(out)
         if old != params:
             diff = sorted(k for k in set(old) | set(params) if old.get(k) != params.get(k))
             raise BazarsimError(
@@ -105,15 +135,17 @@ def prepare_directory(out: Path, params: dict) -> None:
             raise BazarsimError(f"{out} has part files but no {MANIFEST}: not a "
                                 "bazarsim dataset; use another --out directory")
         atomic_write_bytes(manifest, json.dumps(params, indent=2).encode())
-    for tmp in out.glob(f"{TMP_PREFIX}*"):
-        tmp.unlink()
+    with os_errors("clean up", out):
+        for tmp in out.glob(f"{TMP_PREFIX}*"):
+            tmp.unlink()
 
 
 def part_files(out: str | Path) -> list[Path]:
     out = Path(out)
     if not out.is_dir():
-        raise BazarsimError(f"no dataset directory {str(out)!r}")
-    files = sorted(p for p in out.iterdir() if PART_RE.match(p.name))
+        raise StoreError(f"no dataset directory {str(out)!r}", str(out))
+    with os_errors("read", out):
+        files = sorted(p for p in out.iterdir() if PART_RE.match(p.name))
     if not files:
         raise BazarsimError(f"{str(out)!r} holds no part files (part-*.parquet)")
     return files
@@ -122,22 +154,102 @@ def part_files(out: str | Path) -> list[Path]:
 def read_manifest(out: str | Path) -> dict:
     path = Path(out) / MANIFEST
     if not path.exists():
-        raise BazarsimError(f"{str(out)!r} is not a bazarsim dataset (no {MANIFEST})")
-    return json.loads(path.read_text())
+        raise StoreError(f"{str(out)!r} is not a bazarsim dataset (no {MANIFEST})", str(out))
+    with os_errors("read", path):
+        text = path.read_text()
+    try:
+        return json.loads(text)
+    except ValueError:
+        raise StoreError(f"damaged manifest {str(path)!r}: not JSON; a dataset without its "
+                         "manifest cannot be repaired, simulate it again", str(path)) from None
+
+
+def repair_hint(out: str | Path) -> str:
+    return f"repair it with: bazarsim verify {out} --repair"
+
+
+def part_range(path: Path) -> tuple[int, int]:
+    m = PART_RE.match(path.name)
+    return int(m.group(1)), int(m.group(2))
+
+
+def check_part(path: Path, params: dict) -> str | None:
+    """Why the part at ``path`` is not a sound part of the run ``params`` (None if it is):
+    its footer must be readable, its row count and metadata index range must match its
+    name, and its metadata must name the same run as the manifest."""
+    start, end = part_range(path)
+    try:
+        pf = pq.ParquetFile(path)
+        meta = json.loads(pf.schema_arrow.metadata[METADATA_KEY])
+    except (OSError, pa.ArrowException, KeyError, TypeError, ValueError) as exc:
+        return f"unreadable ({_one_line(exc)})"
+    rows = pf.metadata.num_rows
+    if rows != end - start:
+        return f"{rows} rows where its name says {end - start}"
+    if (meta.get("start"), meta.get("end")) != (start, end):
+        return f"its metadata says indices {meta.get('start')}..{meta.get('end')}"
+    run = {k: v for k, v in meta.items() if k not in ("start", "end", "package_version")}
+    if run != params:
+        diff = sorted(k for k in set(run) | set(params) if run.get(k) != params.get(k))
+        return f"written by another run (differs in: {', '.join(diff)})"
+    return None
+
+
+def damaged_parts(out: Path, params: dict) -> list[tuple[Path, str]]:
+    """Every part of ``out`` that :func:`check_part` rejects, with the reason."""
+    found = []
+    with os_errors("read", out):
+        paths = sorted(p for p in out.iterdir() if PART_RE.match(p.name)) if out.is_dir() else []
+    for path in paths:
+        why = check_part(path, params)
+        if why:
+            found.append((path, why))
+    return found
+
+
+def checked_part_files(out: str | Path) -> list[Path]:
+    """The part files of a dataset, each one's footer and metadata checked against the
+    manifest; a damaged one is named in a :class:`StoreError` with the repair command."""
+    params = read_manifest(out)
+    files = part_files(out)
+    for path in files:
+        why = check_part(path, params)
+        if why:
+            raise StoreError(f"damaged part {str(path)!r}: {why}; {repair_hint(out)}",
+                             str(path))
+    return files
 
 
 def open_dataset(out: str | Path):
-    """A ``pyarrow.dataset.Dataset`` over the complete part files."""
+    """A ``pyarrow.dataset.Dataset`` over the part files (checked: see
+    :func:`checked_part_files`)."""
     import pyarrow.dataset as ds
 
-    return ds.dataset([str(p) for p in part_files(out)], format="parquet")
+    return ds.dataset([str(p) for p in checked_part_files(out)], format="parquet")
+
+
+@contextmanager
+def reading(out: str | Path) -> Iterator[None]:
+    """Wrap a scan of a dataset: a part damaged past its footer (a bad page) becomes one
+    :class:`StoreError` line with the repair command."""
+    try:
+        with os_errors("read", out):
+            yield
+    except pa.ArrowException as exc:
+        raise StoreError(f"damaged dataset {str(out)!r}: {_one_line(exc)}; "
+                         f"{repair_hint(out)}", str(out)) from None
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split()) or type(exc).__name__
 
 
 def read_dataframe(out: str | Path, columns: list[str] | None = None):
     """The dataset as a pandas DataFrame sorted by ``index`` (for tests and small runs)."""
     if columns is not None and "index" not in columns:
         columns = ["index", *columns]
-    arrow = open_dataset(out).to_table(columns=columns)
+    with reading(out):
+        arrow = open_dataset(out).to_table(columns=columns)
     return arrow.to_pandas().sort_values("index", kind="stable").reset_index(drop=True)
 
 

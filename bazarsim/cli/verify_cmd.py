@@ -1,0 +1,52 @@
+"""``bazarsim verify DIR``: check a dataset part by part, optionally repair it."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from bazarsim.cli.common import Format, command, emit_json
+from bazarsim.cli.progress import deal_progress
+from bazarsim.engine.verify import verify_dataset
+
+
+@command("verify")
+def verify_command(
+    directory: Annotated[str, typer.Argument(help="Dataset directory written by simulate.")],
+    sample: Annotated[int, typer.Option("--sample", help="Also recompute this many rows "
+                      "from their seed and deal index and compare every column.")] = 0,
+    repair: Annotated[bool, typer.Option("--repair", help="Compute damaged and missing "
+                      "parts again (from the run in the manifest), then check again.")]
+    = False,
+    fmt: Annotated[Format, typer.Option("--format", "-f", help="table or json.")]
+    = Format.table,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+) -> None:
+    """Check a dataset: every part readable to its last page, holding the deal indices its
+    name says and written by the run in the manifest; every index of the run covered.
+    Exits 1 when a fault remains (after --repair, when given)."""
+    if sample < 0:
+        from bazarsim.core.errors import BazarsimError
+
+        raise BazarsimError(f"--sample {sample}: must be >= 0")
+    if repair:
+        with deal_progress(quiet, "repair") as update:
+            result = verify_dataset(directory, sample, repair=True, progress=update,
+                                    notice=lambda m: typer.echo(m, err=True))
+    else:
+        result = verify_dataset(directory, sample)
+    if fmt == Format.json:
+        emit_json(result.as_dict())
+    else:
+        for fault in result.faults:
+            typer.echo(f"fault: {fault}")
+        for what in result.repaired:
+            typer.echo(f"repaired: {what}")
+        state = "sound" if result.ok else f"{len(result.faults)} fault(s)"
+        extra = f", {result.sampled:,} rows recomputed" if result.sampled else ""
+        typer.echo(f"{directory}: {result.parts} parts, {result.rows:,} rows{extra}: {state}")
+        if not result.ok and not repair:
+            typer.echo(f"repair with: bazarsim verify {directory} --repair")
+    if not result.ok:
+        raise typer.Exit(1)
