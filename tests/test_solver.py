@@ -375,7 +375,7 @@ def test_root_lookahead_matches_reference(rs_name):
         for i in range(12):
             hands = random_position(rng, 1 + i % 8).astype(np.int64)
             work = to_layout(hands, np.zeros(4, np.int64), 0, play.points, play.strength, ctx)
-            lp, ls, la = ctx[14], ctx[15], ctx[17]
+            lp, ls, la = ctx.lay_points, ctx.lay_strength, ctx.lay_above
             leader = int(rng.integers(4))
             hs = [int(h) for h in work]
             want = {}
@@ -640,7 +640,7 @@ def test_one_generation_across_deals_stays_exact():
         want = exact_value(hands, leader, no_trick, 0, play, fresh, M_FULL, -1)
         assert got == want
         # a position of the same deal keeps the generation (and its entries)
-        gen = int(shared[6][S_GEN])
+        gen = int(shared.stats[S_GEN])
         fewer = hands & (hands - 1)  # each hand without its lowest card: the same holders
         exact_value(fewer, (leader + 1) % 4, no_trick, 0, play, shared, M_FULL, -1)
-        assert int(shared[6][S_GEN]) == gen
+        assert int(shared.stats[S_GEN]) == gen

@@ -24,7 +24,7 @@ from bazarsim.dd.search import (
     M_AUTO,
     O_ALL,
     S_NODES,
-    _new_context,
+    new_context,
     reach_deal,
     solve_deal,
 )
@@ -95,7 +95,7 @@ def dd_tables_kernel(
     n_workers = min(threads, n_chunks)
     next_chunk = np.zeros(1, np.int64)
     for _w in nb.prange(n_workers):
-        ctx = _new_context(tt_bits, opts)
+        ctx = new_context(tt_bits, opts)
         hands = np.zeros(4, np.int64)
         while True:
             ci = _fetch_add(next_chunk, 1)
@@ -115,7 +115,7 @@ def _solve_item(
     nodes,
 ):
     """Solve work item ``item`` (deal ``item // k``, contract ``item % k``) into the outputs."""
-    stats = ctx[6]
+    stats = ctx.stats
     d = item // k
     j = item % k
     for i in range(4):

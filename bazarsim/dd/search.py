@@ -114,6 +114,8 @@ a tuple ``ctx`` made by :func:`new_context` and reused between calls.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numba as nb
 import numpy as np
 
@@ -218,47 +220,72 @@ _NO_CARD = -1
 _HINT_BITS = 13
 
 
-def new_context(tt_bits: int = DEFAULT_TT_BITS, opts: int = O_ALL):
-    """Search buffers (tables, stats, hints, per-ply buffers); reuse it between calls."""
-    return _new_context(tt_bits, opts)
+class SearchContext(NamedTuple):
+    """The search's buffers, made by :func:`new_context` and reused between calls (one
+    per thread): the table, the hints and the endgame cache keep their entries from one
+    search to the next, told apart by the generation in ``stats``."""
+
+    # the table (``O_TT``): the two key words, generation * 4 + leader, the bounds on the
+    # N-S points left and the best lead (search layout); two-slot buckets
+    tt_a: np.ndarray  # int64[2^tt_bits]
+    tt_b: np.ndarray  # int64[2^tt_bits]
+    tt_tag: np.ndarray  # int64[2^tt_bits]
+    tt_lo: np.ndarray  # int16[2^tt_bits]
+    tt_hi: np.ndarray  # int16[2^tt_bits]
+    tt_best: np.ndarray  # int8[2^tt_bits]
+    stats: np.ndarray  # int64[N_STATS]: generation, nodes, options... (``S_*`` slots)
+    hints: np.ndarray  # int64[2^_HINT_BITS]: best-move hints (``O_HINTS``)
+    # Flat per-trick / per-ply buffers, indexed with offsets: row views would cost an
+    # atomic reference-count update each.
+    tricks: np.ndarray  # int64[40]: the cards of trick t at 4 t .. 4 t + 3
+    moves: np.ndarray  # int64[40 * 8]: the moves of ply sp at 8 sp ..
+    scores: np.ndarray  # int64[40 * 8]: their ordering scores
+    frames: np.ndarray  # int64[40 * N_FRAME]: the explicit stack (``_F_*`` fields)
+    same_points: np.ndarray  # int64[32]: per card, the other cards of its suit worth the same
+    # per suit s: [10 s + k] the k weakest cards of its worthless bottom run, [10 s + 9]
+    # the whole run (the table's canonical key)
+    bottom_runs: np.ndarray  # int64[40]
+    # the contract's ContractPlay fields in the search layout (see ``to_layout``)
+    lay_points: np.ndarray  # int64[32]
+    lay_strength: np.ndarray  # int64[32]
+    lay_order: np.ndarray  # int64[4, 8]
+    lay_above: np.ndarray  # int64[4, 9]
+    # the two-trick endgame cache (``O_ENDCACHE``): the key (live cards, leader,
+    # generation: see alphabeta) and the lower and upper bounds packed in one int32
+    e2_key: np.ndarray  # int64[_E2_SIZE]
+    e2_bounds: np.ndarray  # int32[_E2_SIZE]
 
 
 @nb.njit(cache=True)
-def _new_context(tt_bits, opts):
+def new_context(tt_bits=DEFAULT_TT_BITS, opts=O_ALL):
+    """A :class:`SearchContext` with a table of ``2^tt_bits`` slots, searching with the
+    enhancements ``opts``; reuse it between calls."""
     size = 1 << tt_bits
-    tt_a = np.zeros(size, np.int64)
-    tt_b = np.zeros(size, np.int64)
-    tt_tag = np.zeros(size, np.int64)
-    tt_lo = np.zeros(size, np.int16)
-    tt_hi = np.zeros(size, np.int16)
-    tt_mv = np.zeros(size, np.int8)
     stats = np.zeros(N_STATS, np.int64)
     stats[S_OPTS] = opts
     stats[S_MASK] = size - 1
     stats[S_ROOT] = -1
-    hints = np.zeros(1 << _HINT_BITS, np.int64)  # their keys hold the generation
-    # Flat per-trick / per-ply buffers, indexed with offsets: row views would cost an
-    # atomic reference-count update each.
-    tricks = np.zeros(10 * 4, np.int64)
-    moves = np.zeros(40 * 8, np.int64)
-    scores = np.zeros(40 * 8, np.int64)
-    frames = np.zeros(40 * N_FRAME, np.int64)
-    eq = np.zeros(32, np.int64)  # per card: other cards of its suit worth the same
-    # per suit: zc[10 s + k] the k weakest cards of its worthless bottom run, zc[10 s + 9]
-    # the whole run
-    zc = np.zeros(40, np.int64)
-    # the contract's tables in the search layout (see ``to_layout``)
-    lay_pts = np.zeros(32, np.int64)
-    lay_stren = np.zeros(32, np.int64)
-    lay_order = np.zeros((4, 8), np.int64)
-    lay_above = np.zeros((4, 9), np.int64)
-    # bounds on the two-trick endgames' values (``O_ENDCACHE``): the key (live cards,
-    # leader, generation: see alphabeta) and the lower and upper bounds packed in one int32
-    e2_key = np.zeros(_E2_SIZE, np.int64)
-    e2_val = np.zeros(_E2_SIZE, np.int32)
-    return (
-        tt_a, tt_b, tt_tag, tt_lo, tt_hi, tt_mv, stats, hints, tricks, moves, scores, frames, eq,
-        zc, lay_pts, lay_stren, lay_order, lay_above, e2_key, e2_val,
+    return SearchContext(
+        np.zeros(size, np.int64),
+        np.zeros(size, np.int64),
+        np.zeros(size, np.int64),
+        np.zeros(size, np.int16),
+        np.zeros(size, np.int16),
+        np.zeros(size, np.int8),
+        stats,
+        np.zeros(1 << _HINT_BITS, np.int64),  # their keys hold the generation
+        np.zeros(10 * 4, np.int64),
+        np.zeros(40 * 8, np.int64),
+        np.zeros(40 * 8, np.int64),
+        np.zeros(40 * N_FRAME, np.int64),
+        np.zeros(32, np.int64),
+        np.zeros(40, np.int64),
+        np.zeros(32, np.int64),
+        np.zeros(32, np.int64),
+        np.zeros((4, 8), np.int64),
+        np.zeros((4, 9), np.int64),
+        np.zeros(_E2_SIZE, np.int64),
+        np.zeros(_E2_SIZE, np.int32),
     )
 
 
@@ -1159,13 +1186,13 @@ def _tt_key(hands, zc):
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
-def _tt_probe(hands, ld, al, be, root_move, tt):
-    """Look a trick-boundary position up in the table ``tt`` (its six arrays, stats and
-    ``zc``). Returns the value if an entry decides the window ``(al, be)`` (else -1), the
-    slot (-1: none), the key, the tag, the move to try first (``root_move`` when there is
-    no entry) and the window narrowed by the entry's bounds."""
-    tt_a, tt_b, tt_tag, tt_lo, tt_hi, tt_mv, stats, zc = tt
-    key_a, key_b = _tt_key(hands, zc)
+def _tt_probe(hands, ld, al, be, root_move, ctx):
+    """Look a trick-boundary position up in the table of ``ctx``. Returns the value if an
+    entry decides the window ``(al, be)`` (else -1), the slot (-1: none), the key, the
+    tag, the move to try first (``root_move`` when there is no entry) and the window
+    narrowed by the entry's bounds."""
+    tt_a, tt_b, tt_tag, stats = ctx.tt_a, ctx.tt_b, ctx.tt_tag, ctx.stats
+    key_a, key_b = _tt_key(hands, ctx.bottom_runs)
     tag = stats[S_GEN] * 4 + ld
     idx = _tt_index(key_a, key_b, ld, stats[S_MASK])
     slot = np.int64(-1)
@@ -1175,9 +1202,9 @@ def _tt_probe(hands, ld, al, be, root_move, tt):
     ret = np.int64(-1)
     tt_move = np.int64(root_move)
     if slot >= 0:
-        lo = np.int64(tt_lo[slot])
-        hi = np.int64(tt_hi[slot])
-        tt_move = np.int64(tt_mv[slot])
+        lo = np.int64(ctx.tt_lo[slot])
+        hi = np.int64(ctx.tt_hi[slot])
+        tt_move = np.int64(ctx.tt_best[slot])
         ret = _bounds_decide(lo, hi, al, be)
         if ret < 0:
             al = max(al, lo)
@@ -1186,11 +1213,13 @@ def _tt_probe(hands, ld, al, be, root_move, tt):
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
-def _tt_put(slot, key_a, key_b, tag, ld, rem, best, a0, b0, bestc, tt):
+def _tt_put(slot, key_a, key_b, tag, ld, rem, best, a0, b0, bestc, ctx):
     """Tighten (or create) the table entry of a trick-boundary position after a fail-soft
     search in the window ``(a0, b0)`` returned ``best`` (best lead ``bestc``); ``slot``,
     the key and the tag are :func:`_tt_probe`'s, ``rem`` every point left."""
-    tt_a, tt_b, tt_tag, tt_lo, tt_hi, tt_mv, stats, _zc = tt
+    tt_a, tt_b, tt_tag, tt_lo, tt_hi, stats = (
+        ctx.tt_a, ctx.tt_b, ctx.tt_tag, ctx.tt_lo, ctx.tt_hi, ctx.stats
+    )
     if slot >= 0:
         lo = np.int64(tt_lo[slot])
         hi = np.int64(tt_hi[slot])
@@ -1213,7 +1242,7 @@ def _tt_put(slot, key_a, key_b, tag, ld, rem, best, a0, b0, bestc, tt):
     tt_tag[slot] = tag
     tt_lo[slot] = lo
     tt_hi[slot] = hi
-    tt_mv[slot] = bestc
+    ctx.tt_best[slot] = bestc
 
 
 # Frame fields of the explicit search stack (one row per ply).
@@ -1249,15 +1278,15 @@ N_FRAME = 23
 def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules, ctx):
     """Fail-soft alpha-beta: N-S points from the start of trick ``t`` (``n`` cards in it).
 
-    ``ctx[8][4 * t : 4 * t + n]`` holds the cards already in the trick; ``hands``
+    ``ctx.tricks[4 * t : 4 * t + n]`` holds the cards already in the trick; ``hands``
     excludes them (and is restored on return). Iterative, with an explicit stack of
     frames, so that Numba can cache it (a cached recursive function crashes Numba 0.62
     on reload) and calls cost nothing.
     """
-    tt_a, tt_b, tt_tag, tt_lo, tt_hi, tt_mv, stats, hints, tricks, moves, scores, fr = ctx[:12]
-    eq, zc = ctx[12], ctx[13]
-    e2_key, e2_val = ctx[18], ctx[19]
-    tt = (tt_a, tt_b, tt_tag, tt_lo, tt_hi, tt_mv, stats, zc)
+    stats, hints, tricks, moves, scores, fr = (
+        ctx.stats, ctx.hints, ctx.tricks, ctx.moves, ctx.scores, ctx.frames
+    )
+    eq, zc, e2_key, e2_val = ctx.same_points, ctx.bottom_runs, ctx.e2_key, ctx.e2_bounds
     opts = stats[S_OPTS]
     for c in range(32):
         m = np.int64(0)
@@ -1344,7 +1373,7 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
                 tag = np.int64(0)
                 if not done and opts & O_TT:
                     ret, slot, key_a, key_b, tag, tt_move, al, be = _tt_probe(
-                        hands, ld, al, be, stats[S_ROOT] if sp == 0 else _NO_CARD, tt
+                        hands, ld, al, be, stats[S_ROOT] if sp == 0 else _NO_CARD, ctx
                     )
                     done = ret >= 0
                     fr[sp * N_FRAME + _F_KA] = key_a
@@ -1369,7 +1398,7 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
                     if opts & O_HINTS and ((ret > al) if (ld & 1) == 0 else (ret < be)):
                         _hint_put(hints, hh, c0)
                     if opts & O_TT:
-                        _tt_put(slot, key_a, key_b, tag, ld, rem, ret, al, be, c0, tt)
+                        _tt_put(slot, key_a, key_b, tag, ld, rem, ret, al, be, c0, ctx)
                     done = True
         if not done:
             fr[sp * N_FRAME + _F_ALPHA] = al
@@ -1538,7 +1567,7 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
                     fr[sp * N_FRAME + _F_SLOT], fr[sp * N_FRAME + _F_KA], fr[sp * N_FRAME + _F_KB],
                     fr[sp * N_FRAME + _F_TAG], ld, fr[sp * N_FRAME + _F_REM], best,
                     fr[sp * N_FRAME + _F_A0], fr[sp * N_FRAME + _F_B0], fr[sp * N_FRAME + _F_BESTC],
-                    tt,
+                    ctx,
                 )
             if opts & O_HINTS and fr[sp * N_FRAME + _F_NM] > 1:
                 # the best move of a node that did not fail low (a cut-off, or the best
@@ -1576,12 +1605,14 @@ def to_layout(hands, trick_cards, n, pts, stren, ctx):
     The search renumbers the cards of each suit by strength under the contract (card
     ``8 s + k`` is the ``k``-th weakest of suit ``s``), so that "stronger than", "the
     strongest of a suit" and "the next live card" are shifts and bit scans. The
-    contract's tables in that layout go to ``ctx`` (``ctx[14:18]``: points, strength,
-    order and the masks of stronger cards, as :func:`~bazarsim.rules.play.contract_play`
-    makes them). Values are N-S points, so nothing maps back.
+    contract's points, strengths, suit orders and masks of stronger cards in that layout
+    go to ``ctx.lay_*`` (the fields of :class:`~bazarsim.rules.play.ContractPlay`). Values
+    are N-S points, so nothing maps back.
     """
-    tricks = ctx[8]
-    lay_pts, lay_stren, lay_order, lay_above = ctx[14], ctx[15], ctx[16], ctx[17]
+    tricks = ctx.tricks
+    lay_pts, lay_stren, lay_order, lay_above = (
+        ctx.lay_points, ctx.lay_strength, ctx.lay_order, ctx.lay_above
+    )
     for c in range(32):
         i = (c & ~7) | stren[c]
         lay_pts[i] = pts[c]
@@ -1604,9 +1635,9 @@ def to_layout(hands, trick_cards, n, pts, stren, ctx):
 def points_left(work, leader, n, pts, rules, ctx):
     """All the points still to be shared: cards in hands and trick, and the bonuses.
 
-    Hands, trick cards (``ctx[8][:n]``) and ``pts`` in one layout, either of them.
+    Hands, trick cards (``ctx.tricks[:n]``) and ``pts`` in one layout, either of them.
     """
-    tricks = ctx[8]
+    tricks = ctx.tricks
     total = mask_points(work[0] | work[1] | work[2] | work[3], pts)
     for i in range(n):
         total += pts[tricks[i]]
@@ -1617,13 +1648,13 @@ def points_left(work, leader, n, pts, rules, ctx):
 @nb.njit(cache=True)
 def new_search(ctx):
     """Start a new generation of the table (old entries become invisible)."""
-    stats = ctx[6]
+    stats = ctx.stats
     stats[S_GEN] += 1
     if stats[S_GEN] >= _GEN_LIMIT:
         # once in 2^29 searches: start the generations again on empty tables
         stats[S_GEN] = 1
-        ctx[2][:] = 0  # the table's tags
-        ctx[18][:] = 0  # the endgame cache's keys
+        ctx.tt_tag[:] = 0
+        ctx.e2_key[:] = 0
     stats[S_ROOT] = -1
 
 
@@ -1636,7 +1667,7 @@ def _bind_owners(work, ctx):
     one deal never do; a search root whose cards are held by other hands than the
     generation's earlier roots held them starts a new generation (:func:`new_search`).
     """
-    stats = ctx[6]
+    stats = ctx.stats
     live = work[0] | work[1] | work[2] | work[3]
     own0 = work[1] | work[3]
     own1 = work[2] | work[3]
@@ -1669,11 +1700,11 @@ def exact_value(hands, leader, trick_cards, n, play, ctx, method, guess):
     rules = play.rules
     work = to_layout(hands, trick_cards, n, play.points, play.strength, ctx)
     _bind_owners(work, ctx)
-    lp, ls, lo, la = ctx[14], ctx[15], ctx[16], ctx[17]
+    lp, ls, lo, la = ctx.lay_points, ctx.lay_strength, ctx.lay_order, ctx.lay_above
     upper = points_left(work, leader, n, lp, rules, ctx)
     _seed_root_lead(work, leader, n, lp, ls, la, rules, ctx)
     v = _exact(work, leader, n, upper, lp, ls, lo, la, rules, ctx, method, guess)
-    ctx[6][S_ROOT] = -1
+    ctx.stats[S_ROOT] = -1
     return v
 
 
@@ -1710,7 +1741,7 @@ def _seed_root_lead(work, leader, n, pts, stren, above, rules, ctx):
     """Give the root its first lead (``stats[S_ROOT]``) from :func:`_root_lookahead`
     when ``O_ROOTLOOK`` is on and the root is a trick boundary with enough cards; the
     caller resets it to -1 after its search."""
-    stats = ctx[6]
+    stats = ctx.stats
     if n == 0 and stats[S_OPTS] & O_ROOTLOOK and popcount32(work[leader]) >= ROOTLOOK_MIN_CARDS:
         stats[S_ROOT] = _root_lookahead(work, leader, pts, stren, above, rules)
 
@@ -1767,10 +1798,10 @@ def reaches(hands, leader, trick_cards, n, target, play, ctx):
     rules = play.rules
     work = to_layout(hands, trick_cards, n, play.points, play.strength, ctx)
     _bind_owners(work, ctx)
-    lp, ls, lo, la = ctx[14], ctx[15], ctx[16], ctx[17]
+    lp, ls, lo, la = ctx.lay_points, ctx.lay_strength, ctx.lay_order, ctx.lay_above
     if target <= 0:
         return True
     _seed_root_lead(work, leader, n, lp, ls, la, rules, ctx)
     g = alphabeta(work, leader, 0, n, target - 1, target, lp, ls, lo, la, rules, ctx)
-    ctx[6][S_ROOT] = -1
+    ctx.stats[S_ROOT] = -1
     return g >= target

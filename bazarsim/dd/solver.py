@@ -133,7 +133,7 @@ class Solver:
         return rs, kind, hands, lead, ccw, play
 
     def _nodes(self) -> int:
-        return int(self.ctx[6][S_NODES])
+        return int(self.ctx.stats[S_NODES])
 
     def _value(self, hands, leader, trick, play, guess=-1) -> int:
         cards = np.zeros(4, np.int64)
