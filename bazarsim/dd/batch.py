@@ -28,7 +28,13 @@ from bazarsim.dd.search import (
     reach_deal,
     solve_deal,
 )
-from bazarsim.rules.play import R_LAST_BONUS, ContractPlay, contract_play
+from bazarsim.rules.play import (
+    R_LAST_BONUS,
+    SEAT_ORDER,
+    ContractPlay,
+    clockwise_seats,
+    contract_play,
+)
 from bazarsim.rules.rulesets import Ruleset, get_ruleset
 
 
@@ -158,12 +164,10 @@ def dd_tables(
         arr = arr[None, :]
     for row in arr:
         validate_hands(row, full=False)
-    hands = arr.astype(np.int64)
+    direction = rs.play.direction
+    hands = arr.astype(np.int64)[:, clockwise_seats(SEAT_ORDER, direction)]
     dealers = np.broadcast_to(np.asarray(dealer, np.int64), (len(hands),))
-    leaders = (dealers + 1) % 4
-    if rs.play.direction == "counterclockwise":
-        hands = hands[:, [0, 3, 2, 1]].copy()
-        leaders = (4 - leaders) % 4
+    leaders = clockwise_seats((dealers + 1) % 4, direction)
     kinds = list(rs.kinds)
     plays = play_by_kind(rs, kinds)
     old = nb.set_parallel_chunksize(1)

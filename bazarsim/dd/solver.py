@@ -40,6 +40,8 @@ from bazarsim.rules.play import (
     R_LAST_BONUS,
     R_TRICK_BONUS,
     R_TRUMP,
+    SEAT_ORDER,
+    clockwise_seats,
     contract_play,
     legal_cards,
     trick_winner,
@@ -121,16 +123,13 @@ class Solver:
         ``can_reach`` and ``capot_possible`` do it themselves)."""
         rs = get_ruleset(ruleset) if not isinstance(ruleset, Ruleset) else ruleset
         kind = rs.check_kind(_kind(contract))
-        hands = _as_hands(deal)
-        lead = _seat(leader)
-        ccw = rs.play.direction == "counterclockwise"
-        if ccw:
-            hands = hands[[0, 3, 2, 1]].copy()
-            lead = (4 - lead) % 4
+        direction = rs.play.direction
+        hands = _as_hands(deal)[clockwise_seats(SEAT_ORDER, direction)]
+        lead = clockwise_seats(_seat(leader), direction)
         play = contract_play(rs, kind, count_tricks)
         if fresh:
             new_search(self.ctx)
-        return rs, kind, hands, lead, ccw, play
+        return rs, kind, hands, lead, direction, play
 
     def _nodes(self) -> int:
         return int(self.ctx.stats[S_NODES])
@@ -150,7 +149,7 @@ class Solver:
     # ------------------------------------------------------------------ queries
     def solve(self, deal, contract, leader, ruleset="bazar") -> Solution:
         """Exact points of both sides, last trick's bonus included."""
-        _rs, kind, hands, lead, _ccw, play = self._prepare(
+        _rs, kind, hands, lead, _dir, play = self._prepare(
             deal, contract, leader, ruleset, fresh=False
         )
         start = self._nodes()
@@ -160,14 +159,14 @@ class Solver:
 
     def can_reach(self, deal, contract, leader, side, target, ruleset="bazar") -> bool:
         """Can ``side`` (NS / EW) take at least ``target`` points? One null-window probe."""
-        _rs, _kind_, hands, lead, _ccw, play = self._prepare(
+        _rs, _kind_, hands, lead, _dir, play = self._prepare(
             deal, contract, leader, ruleset, fresh=False
         )
         return bool(reach_deal(hands, lead, _side(side), int(target), play, self.ctx))
 
     def capot_possible(self, deal, contract, leader, side, ruleset="bazar") -> bool:
         """Can ``side`` take every remaining trick (searching on tricks, not points)?"""
-        _rs, _k, hands, lead, _ccw, play = self._prepare(
+        _rs, _k, hands, lead, _dir, play = self._prepare(
             deal, contract, leader, ruleset, True, fresh=False
         )
         if _side(side) == 0:
@@ -177,7 +176,7 @@ class Solver:
 
     def card_values(self, deal, contract, leader, ruleset="bazar") -> dict[str, tuple[int, int]]:
         """``{card: (ns_points, ew_points)}`` after the leader plays each legal card."""
-        _rs, _k, hands, lead, _ccw, play = self._prepare(deal, contract, leader, ruleset)
+        _rs, _k, hands, lead, _dir, play = self._prepare(deal, contract, leader, ruleset)
         total = _total(hands, play)
         out = {}
         guess = -1
@@ -191,7 +190,7 @@ class Solver:
 
     def optimal_line(self, deal, contract, leader, ruleset="bazar") -> list[dict]:
         """One line of optimal play: every card, the trick's winner and the running value."""
-        _rs, _k, hands, lead, ccw, play = self._prepare(deal, contract, leader, ruleset)
+        _rs, _k, hands, lead, direction, play = self._prepare(deal, contract, leader, ruleset)
         pts, stren, rules = play.points, play.strength, play.rules
         hands = hands.copy()
         value = self._value(hands, lead, [], play)  # N-S points from the current trick on
@@ -214,7 +213,7 @@ class Solver:
             assert chosen is not None, "no card keeps the optimal value"
             hands[seat] ^= 1 << chosen
             trick.append(chosen)
-            shown = (4 - seat) % 4 if ccw else seat
+            shown = clockwise_seats(seat, direction)
             step = {
                 "trick": len(line) // 4 + 1,
                 "seat": SEATS[shown],
@@ -229,7 +228,7 @@ class Solver:
                 ns = pts_trick if w % 2 == 0 else 0
                 value -= ns
                 taken += ns
-                step["winner"] = SEATS[(4 - w) % 4 if ccw else w]
+                step["winner"] = SEATS[clockwise_seats(w, direction)]
                 step["trick_points"] = pts_trick
                 lead, trick = w, []
             step["ns_total"] = taken + value

@@ -5,7 +5,7 @@ ruleset from its :class:`~bazarsim.rules.compiled.CompiledRules` by :func:`contr
 so the kernels never look at a ruleset's name.
 
 Seats play in increasing order ``leader, leader+1, ...`` (mod 4); the Python API maps a
-counter-clockwise ruleset onto this by renaming East and West.
+counter-clockwise ruleset onto this by renaming East and West (:func:`clockwise_seats`).
 """
 
 from __future__ import annotations
@@ -112,6 +112,20 @@ def _build_contract_play(compiled: CompiledRules, kind: int, count_tricks: bool)
     )
     assert kind in range(6) and (kind != BK or rules[R_TRUMP] == -1)
     return ContractPlay(pts, stren, order, above, rules)
+
+
+SEAT_ORDER = np.arange(4)  # N E S W: ``hands[..., clockwise_seats(SEAT_ORDER, d)]``
+
+
+def clockwise_seats(seats, direction: str):
+    """Seats (an int or an int array) in the kernels' numbering, where play runs N E S W.
+
+    Counter-clockwise play (N W S E) is the same game with East and West renamed, which
+    keeps the partnerships: seat ``s`` becomes ``-s mod 4``. The mapping is its own
+    inverse, so the same call names the kernels' seats back; the hands of a deal follow
+    as ``hands[..., clockwise_seats(SEAT_ORDER, direction)]``.
+    """
+    return (-seats) % 4 if direction == "counterclockwise" else seats
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
