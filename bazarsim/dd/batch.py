@@ -29,7 +29,6 @@ from bazarsim.dd.search import (
     solve_deal,
 )
 from bazarsim.rules.play import (
-    R_LAST_BONUS,
     SEAT_ORDER,
     ContractPlay,
     clockwise_seats,
@@ -78,7 +77,8 @@ def play_of_kind(plays, j):
 def dd_tables_kernel(
     deals, leaders, plays, capot_plays, with_capot, opts, method, tt_bits, chunk, threads,
 ):
-    """NS points ``[n, k]``, capot flags ``[n, k, 2]`` (NS, EW) and node counts ``[n, k]``.
+    """NS points ``[n, k]``, all the points ``[n, k]``, capot flags ``[n, k, 2]`` (NS, EW)
+    and node counts ``[n, k]``.
 
     ``plays``, ``capot_plays``: the :func:`play_by_kind` of the ``k`` contract kinds, on
     points and on tricks (the capot probes).
@@ -94,6 +94,7 @@ def dd_tables_kernel(
     n = deals.shape[0]
     k = plays.points.shape[0]
     ns = np.zeros((n, k), np.int16)
+    totals = np.zeros((n, k), np.int16)
     capot = np.zeros((n, k, 2), np.bool_)
     nodes = np.zeros((n, k), np.int64)
     n_items = n * k
@@ -110,15 +111,15 @@ def dd_tables_kernel(
             for item in range(ci * chunk, min(n_items, (ci + 1) * chunk)):
                 _solve_item(
                     item, k, deals, leaders, plays, capot_plays, with_capot, method, ctx, hands,
-                    ns, capot, nodes,
+                    ns, totals, capot, nodes,
                 )
-    return ns, capot, nodes
+    return ns, totals, capot, nodes
 
 
 @nb.njit(cache=True, inline="always")
 def _solve_item(
-    item, k, deals, leaders, plays, capot_plays, with_capot, method, ctx, hands, ns, capot,
-    nodes,
+    item, k, deals, leaders, plays, capot_plays, with_capot, method, ctx, hands, ns, totals,
+    capot, nodes,
 ):
     """Solve work item ``item`` (deal ``item // k``, contract ``item % k``) into the outputs."""
     stats = ctx.stats
@@ -130,6 +131,7 @@ def _solve_item(
     before = stats[S_NODES]
     v, total = solve_deal(hands, lead, play_of_kind(plays, j), ctx, method)
     ns[d, j] = v
+    totals[d, j] = total
     if with_capot:
         # Taking every trick takes every point: a side can only have a capot
         # when the exact value gives it everything, so most probes are skipped.
@@ -172,20 +174,17 @@ def dd_tables(
     plays = play_by_kind(rs, kinds)
     old = nb.set_parallel_chunksize(1)
     try:
-        ns, cap, nodes = dd_tables_kernel(
+        ns, totals, cap, nodes = dd_tables_kernel(
             hands, np.ascontiguousarray(leaders), plays, play_by_kind(rs, kinds, True), capot,
             opts, method, tt_bits, chunk, nb.get_num_threads(),
         )
     finally:
         nb.set_parallel_chunksize(old)
-    union = hands[:, 0] | hands[:, 1] | hands[:, 2] | hands[:, 3]
-    bits = (union[:, None] >> np.arange(32)) & 1  # [n, 32]
     out: dict[str, np.ndarray] = {}
     for j, kind in enumerate(kinds):
         name = KIND_NAMES[kind]
-        total_j = bits @ plays.points[j] + plays.rules[j, R_LAST_BONUS]
-        out[f"{name}_ns"] = ns[:, j].astype(np.int16)
-        out[f"{name}_ew"] = (total_j - ns[:, j]).astype(np.int16)
+        out[f"{name}_ns"] = ns[:, j].copy()
+        out[f"{name}_ew"] = totals[:, j] - ns[:, j]
         if capot:
             out[f"{name}_capot_ns"] = cap[:, j, 0]
             out[f"{name}_capot_ew"] = cap[:, j, 1]

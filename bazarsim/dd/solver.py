@@ -32,6 +32,7 @@ from bazarsim.dd.search import (
     exact_value,
     new_context,
     new_search,
+    points_left,
     reach_deal,
     reaches,
     solve_deal,
@@ -170,14 +171,14 @@ class Solver:
             deal, contract, leader, ruleset, True, fresh=False
         )
         if _side(side) == 0:
-            n_tricks = int(bin(int(hands[0])).count("1"))
+            n_tricks = int(hands[0]).bit_count()
             return bool(reach_deal(hands, lead, 0, n_tricks, play, self.ctx))
         return not reach_deal(hands, lead, 0, 1, play, self.ctx)
 
     def card_values(self, deal, contract, leader, ruleset="bazar") -> dict[str, tuple[int, int]]:
         """``{card: (ns_points, ew_points)}`` after the leader plays each legal card."""
         _rs, _k, hands, lead, _dir, play = self._prepare(deal, contract, leader, ruleset)
-        total = _total(hands, play)
+        total = int(points_left(hands, lead, 0, play.points, play.rules, self.ctx))
         out = {}
         guess = -1
         for card in _cards(int(hands[lead])):
@@ -191,18 +192,18 @@ class Solver:
     def optimal_line(self, deal, contract, leader, ruleset="bazar") -> list[dict]:
         """One line of optimal play: every card, the trick's winner and the running value."""
         _rs, _k, hands, lead, direction, play = self._prepare(deal, contract, leader, ruleset)
-        pts, stren, rules = play.points, play.strength, play.rules
         hands = hands.copy()
         value = self._value(hands, lead, [], play)  # N-S points from the current trick on
         line = []
         trick: list[int] = []
         taken = 0
-        last_bonus = int(rules[R_LAST_BONUS])
         while hands.any():
             seat = (lead + len(trick)) % 4
             arr = np.zeros(4, np.int64)
             arr[: len(trick)] = trick
-            legal = int(legal_cards(hands[seat], arr, len(trick), stren, play.above, rules))
+            legal = int(
+                legal_cards(hands[seat], arr, len(trick), play.strength, play.above, play.rules)
+            )
             chosen = None
             for card in _cards(legal):
                 rest = hands.copy()
@@ -222,9 +223,7 @@ class Solver:
                 "trick_points": None,
             }
             if len(trick) == 4:
-                arr = np.array(trick, np.int64)
-                w = (lead + int(trick_winner(arr, 4, rules[R_TRUMP], stren))) % 4
-                pts_trick = int(sum(pts[c] for c in trick)) + (0 if hands.any() else last_bonus)
+                w, pts_trick = _trick_result(trick, lead, not hands.any(), play)
                 ns = pts_trick if w % 2 == 0 else 0
                 value -= ns
                 taken += ns
@@ -237,12 +236,9 @@ class Solver:
 
     def _child_value(self, rest, lead, trick, play, value, seat) -> bool:
         """Does playing the last card of ``trick`` keep N-S on ``value``?"""
-        pts, stren, rules = play.points, play.strength, play.rules
         if len(trick) == 4:
-            arr = np.array(trick, np.int64)
-            w = (lead + int(trick_winner(arr, 4, rules[R_TRUMP], stren))) % 4
-            bonus = 0 if rest.any() else int(rules[R_LAST_BONUS])
-            ns = int(sum(pts[c] for c in trick)) + bonus if w % 2 == 0 else 0
+            w, won = _trick_result(trick, lead, not rest.any(), play)
+            ns = won if w % 2 == 0 else 0
             if not rest.any():
                 return ns == value
             return self._value(rest, w, [], play) == value - ns
@@ -269,12 +265,14 @@ def _cards(mask: int) -> list[int]:
     return [b for b in range(32) if mask >> b & 1]
 
 
-def _total(hands, play) -> int:
+def _trick_result(trick: list[int], lead: int, last: bool, play) -> tuple[int, int]:
+    """The seat winning a full ``trick`` led by ``lead`` and the points it takes (the
+    trick's bonus, and the last trick's with ``last``)."""
     rules = play.rules
-    cards = _cards(int(hands[0] | hands[1] | hands[2] | hands[3]))
-    n_tricks = bin(int(hands[0])).count("1")
-    return (int(sum(play.points[c] for c in cards)) + int(rules[R_LAST_BONUS])
-            + n_tricks * int(rules[R_TRICK_BONUS]))
+    arr = np.array(trick, np.int64)
+    winner = (lead + int(trick_winner(arr, 4, rules[R_TRUMP], play.strength))) % 4
+    points = int(sum(play.points[c] for c in trick)) + int(rules[R_TRICK_BONUS])
+    return winner, points + (int(rules[R_LAST_BONUS]) if last else 0)
 
 
 _DEFAULT: Solver | None = None
