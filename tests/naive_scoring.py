@@ -25,6 +25,8 @@ def score(rs, level, kind, bidders, contra, capot_bid, points, tricks, decl, bel
     total = VK_TOTAL if vk else SUIT_TOTAL
     assert points[0] + points[1] == total
     decl, bela = list(decl), list(bela)
+    if kind == 4:  # section 4: "No bela in BK"
+        bela = [0, 0]
 
     all_tricks = None
     if tricks[0] == 8:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -178,6 +180,88 @@ def test_blot_capot_and_reverse_capot():
     assert r.made and r.scores == (9 * 2 + 25, 0)
 
 
+# ------------------------------------------------------------------ no bela in BK
+
+
+def cli_json(*args):
+    """``bazarsim score ... -f json``: exit code and the parsed result (the output on error)."""
+    r = CliRunner().invoke(app, ["score", *args, "-f", "json"])
+    return r.exit_code, (json.loads(r.output) if r.exit_code == 0 else r.output)
+
+
+@pytest.mark.parametrize("name", ["bazar", "bazar-blot", "belote-fr"])
+def test_no_bela_in_bk_refused_by_scalar_and_bulk_check(name):
+    """RULES.md section 4: no bela in BK. 8BK by N, NS 70 + bela 20 would make 80."""
+    with pytest.raises(ScoringError, match="no bela in BK"):
+        deal(name, 8, BK, N, 70, 4, bela=(20, 0))
+    with pytest.raises(ScoringError, match="no bela in BK"):
+        deal(name, 8, BK, N, 70, 4, bela=(0, 20))
+    rows = dict(
+        level=[8, 8],
+        kind=[H, BK],
+        declarer_side=0,
+        points=[[70, 92]] * 2,
+        tricks=[[4, 4]] * 2,
+        bela=[[20, 0], [20, 0]],
+    )
+    with pytest.raises(ScoringError, match=r"deal 1: .*no bela in BK"):
+        score_deals(name, **rows)
+    # unchecked, the kernel itself never counts it: the same as no bela at all
+    got = score_deals(name, **rows, check=False)
+    none = score_deals(name, **dict(rows, bela=[[20, 0], [0, 0]]))
+    for key in got:
+        assert np.array_equal(got[key], none[key]), key
+    if name != "belote-fr":
+        assert not got["made"][1] and got["margin"][1] == -10
+
+
+@pytest.mark.parametrize("name", ["bazar", "bazar-blot"])
+def test_no_bela_in_bk_cli_one_error_line(name):
+    r = CliRunner().invoke(app, ["score", "-r", name, *"-c 8BK -d N -p NS=70 --bela NS=20".split()])
+    lines = r.output.strip().splitlines()
+    assert r.exit_code == 2 and len(lines) == 1, r.output
+    assert lines[0].startswith("error: no bela in BK"), r.output
+    # the same deal with the bela in a trump contract is accepted (and made: 70 + 20)
+    code, d = cli_json("-r", name, *"-c 8H -d N -p NS=70 --bela NS=20".split())
+    assert code == 0 and d["made"], d
+
+
+@pytest.mark.parametrize("name", ["bazar", "bazar-blot"])
+def test_evaluation_gives_no_bela_in_bk(name):
+    """Deal evaluation (and so the bid tables built on it) never finds a bela in BK:
+    compiled rules' bela_suit is 0 for every suit under BK."""
+    from bazarsim.evaluate.hands import evaluate_deals, evaluate_hand
+    from bazarsim.rules.compiled import compiled_rules
+
+    assert not compiled_rules(get_ruleset(name)).bela_suit[BK].any()
+    hand = "KQ.KQ.KQ.KQ"  # K+Q of every suit
+    assert evaluate_hand(hand, "H", name).bela == 20
+    assert evaluate_hand(hand, "BK", name).bela == 0
+    rng = np.random.default_rng(33)
+    deals = np.zeros((400, 4), np.uint32)
+    for i in range(len(deals)):
+        perm = rng.permutation(32)
+        for seat in range(4):
+            deals[i, seat] = sum(1 << int(c) for c in perm[8 * seat : 8 * seat + 8])
+    in_h, in_bk = evaluate_deals(deals, 0, "H", name), evaluate_deals(deals, 0, "BK", name)
+    assert in_h["bela_ns"].any() and in_h["bela_ew"].any()
+    assert not in_bk["bela_ns"].any() and not in_bk["bela_ew"].any()
+
+
+def test_naive_and_kernel_ignore_bela_in_bk():
+    """Unchecked bulk scoring with belas in BK rows equals the naive reference (which
+    reads section 4's "No bela in BK" literally)."""
+    rs = get_ruleset("bazar-blot")
+    rng = np.random.default_rng(5)
+    a = random_inputs(rs, 600, rng)
+    a["bela"] = rng.choice([0, 20, 40], (600, 2))
+    got = score_deals(rs, **a, check=False)
+    assert (a["kind"] == BK).any()
+    for i in range(600):
+        bulk = (bool(got["made"][i]), int(got["margin"][i]), *got["scores"][i].tolist())
+        assert bulk == naive_of(rs, a, i)[:4], i
+
+
 # ------------------------------------------------------------------ belote-fr
 
 
@@ -281,6 +365,7 @@ def random_inputs(rs, n, rng):
     tricks = np.stack([t0, 8 - t0], 1)
     decl = rng.choice(DECLS, (n, 2))
     bela = rng.choice([0, 0, 0, 20, 40], (n, 2))
+    bela[kind == BK] = 0  # no bela in BK
     if rs.scoring.scheme in ("bazar", "bazar-blot"):
         level = rng.integers(8, 19, n)
     else:
@@ -316,6 +401,16 @@ def scalar_of(rs, a, i):
         tuple(int(x) for x in a["bela"][i]),
     )
     return score_deal(c, out, rs)
+
+
+def naive_of(rs, a, i):
+    """Row ``i`` of ``a`` scored by the naive reference: (made, margin, ns, ew, carry)."""
+    return naive_scoring.score(
+        rs,
+        *(int(a[k][i]) for k in ("level", "kind", "declarer_side", "contra")),
+        bool(a["capot_bid"][i]),
+        *([int(x) for x in a[k][i]] for k in ("points", "tricks", "declarations", "bela")),
+    )
 
 
 @pytest.mark.parametrize("variant", range(len(RULESET_VARIANTS)))
@@ -549,6 +644,8 @@ def scored_deals(draw):
     c = Contract(level, kind, draw(st.integers(0, 3)), contra, capot)
     decl = (draw(st.sampled_from(DECLS)), draw(st.sampled_from(DECLS)))
     bela = (draw(st.sampled_from((0, 20, 40))), draw(st.sampled_from((0, 20, 40))))
+    if kind == BK:
+        bela = (0, 0)  # no bela in BK
     out = DealOutcome((p_ns, total - p_ns), (t_ns, 8 - t_ns), decl, bela)
     return rs, c, out
 

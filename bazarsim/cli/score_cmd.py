@@ -118,7 +118,7 @@ def score_command(
         typer.Option("--decl", help=f"Scoring declarations per side: {SIDE_HELP}."),
     ] = None,
     bela: Annotated[
-        list[str] | None, typer.Option("--bela", help=f"Bela per side: {SIDE_HELP}.")
+        list[str] | None, typer.Option("--bela", help=f"Bela per side: {SIDE_HELP}; none in BK.")
     ] = None,
     tricks: Annotated[
         list[str] | None,

@@ -25,6 +25,8 @@ Rounding small points to sai (``sai_rounding``): ``down_1_5`` remainder 1-5 down
 up (85 -> 8, 86 -> 9; 86 + 76 then gives 9 + 8 = 17); ``half_up`` 85 -> 9;
 ``sum_to_total`` rounds the defenders' share by ``down_1_5`` and gives the bidders the
 rest of the deal's 16 (26 in VK), so the two always sum to the deal value.
+No bela in BK (RULES.md section 4): :func:`validate` and the bulk check refuse one, and
+the bulk kernel never counts it.
 * ``belote-fr``: the bidders must score more than the defenders; a tie carries the
   bidders' points to the next deal's winner.
 * ``bela-hr``: the callers must take more than half of all points of the deal.
@@ -146,6 +148,12 @@ def validate(contract: Contract, outcome: DealOutcome, rs: Ruleset) -> None:
     for s in (0, 1):
         if t[s] == 0 and p[s] != 0:
             raise ScoringError(f"{SIDES[s]} took no trick but has {p[s]} points", str(p[s]))
+    if contract.kind == BK and any(outcome.bela):
+        b = outcome.bela
+        raise ScoringError(
+            f"no bela in BK (bela NS={b[0]} EW={b[1]}): BK has no trump",
+            str(max(b)),
+        )
     for name, vals in (("declarations", outcome.declarations), ("bela", outcome.bela)):
         for s in (0, 1):
             if vals[s] < 0 or vals[s] % 10:
@@ -371,6 +379,9 @@ def score_deals_kernel(
         d1 = decl[i, 1]
         e0 = bela[i, 0]
         e1 = bela[i, 1]
+        if k == BK:  # no bela in BK (the bulk check refuses one; unchecked, it never counts)
+            e0 = 0
+            e1 = 0
         cs = -1
         if tricks[i, 0] == TRICKS:
             cs = 0
@@ -617,6 +628,8 @@ def first_bad_row(allowed, needs_level, totals, lv, kd, sd, ct, pts, tr, dc, bl)
                 return i
             if dc[i, s] < 0 or bl[i, s] < 0 or dc[i, s] % 10 != 0 or bl[i, s] % 10 != 0:
                 return i
+            if k == BK and bl[i, s] != 0:  # no bela in BK
+                return i
     return -1
 
 
@@ -627,9 +640,10 @@ def _check_bulk(rs, totals, lv, kd, sd, ct, pts, tr, dc, bl) -> None:
     needs_level = rs.scoring.scheme in ("bazar", "bazar-blot")
     i = first_bad_row(allowed, needs_level, totals, lv, kd, sd, ct, pts, tr, dc, bl)
     if i >= 0:
+        why = "; no bela in BK" if kd[i] == BK and bl[i].any() else ""
         raise ScoringError(
             f"deal {i}: inconsistent input (level {lv[i]}, kind {kd[i]}, side {sd[i]}, "
             f"contra {ct[i]}, points {pts[i].tolist()}, tricks {tr[i].tolist()}, "
-            f"declarations {dc[i].tolist()}, bela {bl[i].tolist()})",
+            f"declarations {dc[i].tolist()}, bela {bl[i].tolist()}){why}",
             str(i),
         )
