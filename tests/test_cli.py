@@ -106,3 +106,18 @@ def test_eval_deal_shows_scoring_side():
     assert sum(c["points"].values()) == 152
     r = run("eval", "N:J97.T8..QT8 AKQ..AQT8.A .AKQ.KJ97.K T8.J97..J9", "-c", "C")
     assert r.exit_code == 2 and "same number of cards" in r.output
+
+
+def test_rules_marks_per_ruleset_ambiguity():
+    """`bazarsim rules bazar-blot` marks play.overtake_on_trump_lead ambiguous (open in
+    001), with 001's words in its help; in bazar (000) it is settled."""
+    d = json.loads(run("rules", "bazar-blot", "--format", "json").output)
+    assert d["options"]["play.overtake_on_trump_lead"] is True
+    assert "play.overtake_on_trump_lead" in d["ambiguous"]
+    assert "не обязательно старшую" in d["notes"]["play.overtake_on_trump_lead"]
+    r = run("rules", "bazar-blot", "--format", "csv")
+    assert r.exit_code == 0, r.output
+    rows = {line.split(",", 1)[0]: line for line in r.output.splitlines()}
+    assert "bazar-blot: open in 001" in rows["play.overtake_on_trump_lead"]
+    d = json.loads(run("rules", "bazar", "--format", "json").output)
+    assert "play.overtake_on_trump_lead" not in d["ambiguous"] and d["notes"] == {}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bazarsim.rules.compiled import F_UNDERTRUMP, compiled_rules
+from bazarsim.rules.compiled import F_OVERTAKE_TRUMP, F_UNDERTRUMP, compiled_rules
 from bazarsim.rules.rulesets import RULESETS, get_ruleset, parse_option_assignments
 
 
@@ -67,3 +67,26 @@ def test_card_tables_follow_rules():
     assert [("789TJQKA")[c - 8] for c in order] == list("J9ATKQ87")
     order = sorted(range(8, 16), key=lambda c: -t.strength[0, c])
     assert [("789TJQKA")[c - 8] for c in order] == list("ATKQJ987")
+
+
+def test_overtake_on_trump_lead_ambiguous_in_bazar_blot_only():
+    """Ambiguity per ruleset: the field is settled in bazar (000) but open in 001, whose
+    words the help quotes; the default stays true and the flag still compiles."""
+    blot = {o["option"]: o for o in RULESETS["bazar-blot"].option_docs()}
+    bazar = {o["option"]: o for o in RULESETS["bazar"].option_docs()}
+    name = "play.overtake_on_trump_lead"
+    assert blot[name]["value"] is True and blot[name]["ambiguous"]
+    assert "не обязательно старшую" in blot[name]["note"] + blot[name]["doc"]
+    assert not bazar[name]["ambiguous"] and bazar[name]["note"] == ""
+    relaxed = get_ruleset("bazar-blot", **{name: "false"})
+    assert compiled_rules(relaxed).flags[F_OVERTAKE_TRUMP] == 0
+    assert compiled_rules(RULESETS["bazar-blot"]).flags[F_OVERTAKE_TRUMP] == 1
+    assert compiled_rules(relaxed).flags[F_UNDERTRUMP] == 1  # the rest of bazar-blot stays
+
+
+@pytest.mark.parametrize("name", list(RULESETS))
+def test_notes_name_existing_options(name):
+    rs = RULESETS[name]
+    options = rs.options()
+    for option, note in rs.notes:
+        assert option in options and note, option

@@ -39,14 +39,17 @@ def rules_command(
         }
         for r in reversed(RANKS)
     ]
+    docs = rs.option_docs()
     option_rows = [
         {
             "option": o["option"],
             "value": o["value"],
             "ambiguous": "yes" if o["ambiguous"] else "",
-            "meaning": o["doc"] + (f" [{' | '.join(o['choices'])}]" if o["choices"] else ""),
+            "meaning": o["doc"]
+            + (f" [{' | '.join(str(c) for c in o['choices'])}]" if o["choices"] else "")
+            + (f" ({rs.name}: {o['note']})" if o["note"] else ""),
         }
-        for o in rs.option_docs()
+        for o in docs
     ]
     if fmt == Format.json:
         emit_json(
@@ -58,6 +61,8 @@ def rules_command(
                 "deal_pattern": rs.deal_pattern,
                 "deal_totals": {KIND_NAMES[k]: v for k, v in rs.deal_total.items()},
                 "options": rs.options(),
+                "ambiguous": [o["option"] for o in docs if o["ambiguous"]],
+                "notes": dict(rs.notes),
             }
         )
         return

@@ -68,7 +68,10 @@ class PlayRules:
     """Legal-play duties (RULES.md section 3). VK: every lead counts as a trump lead."""
 
     overtake_on_trump_lead: bool = opt(
-        True, "following a trump lead (any lead in VK), play higher than the trick's best if able"
+        True,
+        "following a trump lead (any lead in VK), play higher than the trick's best if able. "
+        "true: 000 ('при ході в козирну масть треба класти старше'); false: 001's 'кладёт её "
+        "(не обязательно старшую)' (not necessarily the highest) read as covering trump leads",
     )
     overtake_on_plain_lead: bool = opt(
         False, "following a plain-suit lead, play higher than the trick's best if able (bela-hr)"
@@ -266,6 +269,10 @@ class Ruleset:
     declarations: DeclarationRules = field(default_factory=DeclarationRules)
     auction: AuctionRules = field(default_factory=AuctionRules)
     scoring: ScoringRules = field(default_factory=ScoringRules)
+    # Options this ruleset's sources leave open though the field is settled elsewhere:
+    # ``(("part.field", note), ...)``; :meth:`option_docs` marks them ambiguous and adds
+    # the note (a tuple of pairs, so that the ruleset stays immutable data).
+    notes: tuple = ()
 
     PARTS = ("cards", "play", "declarations", "auction", "scoring")
 
@@ -280,17 +287,22 @@ class Ruleset:
         return out
 
     def option_docs(self) -> list[dict]:
+        """Every option with its value, doc, choices and whether it is ambiguous (for
+        every ruleset, or for this one by a :attr:`notes` entry, whose text is ``note``)."""
+        notes = dict(self.notes)
         rows = []
         for part in self.PARTS:
             obj = getattr(self, part)
             for f in dataclasses.fields(obj):
+                name = f"{part}.{f.name}"
                 rows.append(
                     {
-                        "option": f"{part}.{f.name}",
+                        "option": name,
                         "value": getattr(obj, f.name),
                         "doc": f.metadata.get("doc", ""),
                         "choices": f.metadata.get("choices"),
-                        "ambiguous": f.metadata.get("ambiguous", False),
+                        "ambiguous": f.metadata.get("ambiguous", False) or name in notes,
+                        "note": notes.get(name, ""),
                     }
                 )
         return rows
@@ -387,6 +399,14 @@ _BAZAR_BLOT = dataclasses.replace(
     sources=("001", "002"),
     kinds=(0, 1, 2, 3, BK),
     play=PlayRules(undertrump_required=True),
+    notes=(
+        (
+            "play.overtake_on_trump_lead",
+            "open in 001, which only says the led suit is played 'не обязательно старшую' "
+            "(not necessarily the highest); default true, as 000 and the club engines "
+            "(RULES.md section 3)",
+        ),
+    ),
     scoring=ScoringRules(
         scheme="bazar-blot",
         unit="big",
