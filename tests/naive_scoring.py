@@ -84,6 +84,8 @@ def score(rs, level, kind, bidders, contra, capot_bid, points, tricks, decl, bel
     # bazar and bazar-blot: the promise is 10 x level
     promised = 10 * level
     counted = points[B] + decl[B] + bela[B]
+    if sr.capot_bonus_counts_for_level and tricks[B] == 8:
+        counted += sr.capot_bonus  # option: the capot's +90 counts toward the level
     made = counted >= promised
     if tricks[B] == 0:
         made = False
@@ -92,7 +94,8 @@ def score(rs, level, kind, bidders, contra, capot_bid, points, tricks, decl, bel
     margin = counted - promised
     if not made and margin >= 0:
         margin = -1
-    capot_deal = all_tricks is not None or capot_bid
+    # a failed capot bid is a capot deal with base 25; with base 16 it is a plain one
+    capot_deal = all_tricks is not None or (capot_bid and sr.failed_capot_base == 25)
 
     if sr.scheme == "bazar-blot":
         if vk:

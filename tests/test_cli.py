@@ -121,3 +121,18 @@ def test_rules_marks_per_ruleset_ambiguity():
     assert "bazar-blot: open in 001" in rows["play.overtake_on_trump_lead"]
     d = json.loads(run("rules", "bazar", "--format", "json").output)
     assert "play.overtake_on_trump_lead" not in d["ambiguous"] and d["notes"] == {}
+
+
+def test_rules_bazar_blot_shows_capot_options():
+    """`bazarsim rules bazar-blot` lists 001's two open capot points, ambiguous."""
+    d = json.loads(run("rules", "bazar-blot", "--format", "json").output)
+    assert d["options"]["scoring.capot_bonus_counts_for_level"] is False
+    assert d["options"]["scoring.failed_capot_base"] == 25
+    for name in ("scoring.capot_bonus_counts_for_level", "scoring.failed_capot_base"):
+        assert name in d["ambiguous"], name
+    r = run("rules", "bazar-blot", "--format", "csv")
+    rows = {line.split(",", 1)[0]: line for line in r.output.splitlines()}
+    assert "[25 | 16]" in rows["scoring.failed_capot_base"]
+    assert "252" in rows["scoring.capot_bonus_counts_for_level"]
+    r = run("rules", "bazar-blot", "-o", "scoring.failed_capot_base=16", "--format", "json")
+    assert json.loads(r.output)["options"]["scoring.failed_capot_base"] == 16

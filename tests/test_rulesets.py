@@ -69,6 +69,21 @@ def test_card_tables_follow_rules():
     assert [("789TJQKA")[c - 8] for c in order] == list("ATKQJ987")
 
 
+def test_issue_33_options_documented_and_ambiguous():
+    """001's open points (RULES.md sections 3 and 6): each a documented, ambiguous option
+    saying which source reading each value stands for."""
+    blot = {o["option"]: o for o in RULESETS["bazar-blot"].option_docs()}
+    level = blot["scoring.capot_bonus_counts_for_level"]
+    assert level["value"] is False and level["ambiguous"] and "001" in level["doc"]
+    base = blot["scoring.failed_capot_base"]
+    assert base["value"] == 25 and base["choices"] == (25, 16) and base["ambiguous"]
+    assert "25: the capot base" in base["doc"] and "16: the plain deal base" in base["doc"]
+    rs = get_ruleset("bazar-blot", **parse_option_assignments(["scoring.failed_capot_base=16"]))
+    assert rs.scoring.failed_capot_base == 16
+    with pytest.raises(ValueError, match="choose from 25, 16"):
+        get_ruleset("bazar-blot", **{"scoring.failed_capot_base": "20"})
+
+
 def test_overtake_on_trump_lead_ambiguous_in_bazar_blot_only():
     """Ambiguity per ruleset: the field is settled in bazar (000) but open in 001, whose
     words the help quotes; the default stays true and the flag still compiles."""

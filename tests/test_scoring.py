@@ -110,6 +110,8 @@ def test_bazar_reverse_capot_always_fails():
 # ------------------------------------------------------------------ bazar, big points
 
 BIG = {"scoring.unit": "big"}
+# 001's open capot points (RULES.md section 6), each set to its non-default value
+CAPOT_001 = {"scoring.capot_bonus_counts_for_level": True, "scoring.failed_capot_base": 16}
 
 
 def test_bazar_big_points_16_26_25():
@@ -180,7 +182,7 @@ def test_blot_capot_and_reverse_capot():
     assert r.made and r.scores == (9 * 2 + 25, 0)
 
 
-# ------------------------------------------------------------------ no bela in BK
+# ------------------------------------------------------------------ no bela in BK, 001's capot
 
 
 def cli_json(*args):
@@ -246,6 +248,84 @@ def test_evaluation_gives_no_bela_in_bk(name):
     in_h, in_bk = evaluate_deals(deals, 0, "H", name), evaluate_deals(deals, 0, "BK", name)
     assert in_h["bela_ns"].any() and in_h["bela_ew"].any()
     assert not in_bk["bela_ns"].any() and not in_bk["bela_ew"].any()
+
+
+LEVEL = {"scoring.capot_bonus_counts_for_level": True}
+BASE16 = {"scoring.failed_capot_base": 16}
+
+
+def test_capot_bonus_counts_for_level():
+    """20H by N, every trick (162) + terz: 182 < 200 fails by default; with the option the
+    capot counts 252, and 252 + 20 >= 200 makes it. bazar-blot writes 20 + 25 + 2 = 47
+    either way, to the defenders or to the bidders."""
+    r = deal("bazar-blot", 20, H, N, 162, 8, decl=(20, 0))
+    assert not r.made and r.margin == -18 and r.bidders_total == 182 and r.scores == (0, 47)
+    r = deal("bazar-blot", 20, H, N, 162, 8, decl=(20, 0), **LEVEL)
+    assert r.made and r.margin == 72 and r.bidders_total == 272 and r.scores == (47, 0)
+    # bazar, small points: everything (162 + 90 + 20) to the defenders, or to the bidders
+    assert deal("bazar", 20, H, N, 162, 8, decl=(20, 0)).scores == (0, 272)
+    assert deal("bazar", 20, H, N, 162, 8, decl=(20, 0), **LEVEL).scores == (272, 0)
+    # the bonus is the capot side's only: 7 tricks never count it
+    assert not deal("bazar-blot", 16, H, N, 152, 7, **LEVEL).made
+    args = "-r bazar-blot -c 20H -d N --points NS=162 --tricks NS=8 --decl NS=20".split()
+    code, d = cli_json(*args)
+    assert code == 0 and not d["made"] and (d["ns"], d["ew"], d["margin"]) == (0, 47, -18)
+    code, d = cli_json(*args, "-o", "scoring.capot_bonus_counts_for_level=true")
+    assert code == 0 and d["made"] and (d["ns"], d["ew"], d["margin"]) == (47, 0, 72)
+
+
+def test_failed_capot_base():
+    """9H-CAPOT by N takes 7 tricks: the defenders write 9 x 1 + 25 = 34 (the bid's capot
+    base, default) or 9 x 1 + 16 = 25 (the plain base)."""
+    r = deal("bazar-blot", 9, H, N, 150, 7, capot=True)
+    assert not r.made and r.margin == -1 and r.scores == (0, 34)
+    r = deal("bazar-blot", 9, H, N, 150, 7, capot=True, **BASE16)
+    assert not r.made and r.scores == (0, 25)
+    # a capot actually taken keeps its base: the defenders' (reverse) capot is still 25
+    r = deal("bazar-blot", 9, H, N, 0, 0, capot=True, **BASE16)
+    assert r.scores == (0, 34)
+    # bazar: 162 + 90 or 162 small points; 25 or 16 big points
+    assert deal("bazar", 9, H, N, 150, 7, capot=True).scores == (0, 252)
+    assert deal("bazar", 9, H, N, 150, 7, capot=True, **BASE16).scores == (0, 162)
+    assert deal("bazar", 9, H, N, 150, 7, capot=True, **BIG).scores == (0, 25)
+    assert deal("bazar", 9, H, N, 150, 7, capot=True, **BIG, **BASE16).scores == (0, 16)
+    args = "-r bazar-blot -c 9H-CAPOT -d N --points NS=150 --tricks NS=7".split()
+    code, d = cli_json(*args)
+    assert code == 0 and not d["made"] and (d["ns"], d["ew"]) == (0, 34)
+    code, d = cli_json(*args, "-o", "scoring.failed_capot_base=16")
+    assert code == 0 and (d["ns"], d["ew"]) == (0, 25)
+    code, out = cli_json(*args, "-o", "scoring.failed_capot_base=20")
+    assert code == 2 and "choose from 25, 16" in out
+
+
+@pytest.mark.parametrize("opts", [{}, LEVEL, BASE16, CAPOT_001])
+@pytest.mark.parametrize("name", ["bazar", "bazar-blot"])
+def test_issue_33_examples_bulk_equals_scalar_and_naive(name, opts):
+    """The worked examples above, one row each, through all three scorers."""
+    rs = get_ruleset(name, **opts)
+    rows = [  # level, kind, side, capot bid, points NS, tricks NS, decl NS
+        (20, H, 0, False, 162, 8, 20),
+        (9, H, 0, True, 150, 7, 0),
+        (9, H, 0, True, 0, 0, 0),
+        (8, BK, 0, False, 70, 4, 0),
+    ]
+    a = dict(
+        level=np.array([r[0] for r in rows]),
+        kind=np.array([r[1] for r in rows]),
+        declarer_side=np.array([r[2] for r in rows]),
+        contra=np.zeros(len(rows), np.int64),
+        capot_bid=np.array([r[3] for r in rows]),
+        points=np.array([[r[4], 162 - r[4]] for r in rows]),
+        tricks=np.array([[r[5], 8 - r[5]] for r in rows]),
+        declarations=np.array([[r[6], 0] for r in rows]),
+        bela=np.zeros((len(rows), 2), np.int64),
+    )
+    got = score_deals(rs, **a)
+    for i in range(len(rows)):
+        r = scalar_of(rs, a, i)
+        assert (bool(got["made"][i]), int(got["margin"][i])) == (r.made, r.margin)
+        assert tuple(got["scores"][i].tolist()) == r.scores
+        assert (r.made, r.margin, r.ns, r.ew, r.carry) == naive_of(rs, a, i)
 
 
 def test_naive_and_kernel_ignore_bela_in_bk():
@@ -350,6 +430,9 @@ RULESET_VARIANTS = [
         {"scoring.made_with_contra": "all_to_bidders", "scoring.bela_on_failure": "holder"},
     ),
     ("bela-hr", {}),
+    ("bazar-blot", CAPOT_001),
+    ("bazar", CAPOT_001),
+    ("bazar", {**BIG, **CAPOT_001}),
 ]
 DECLS = (0, 0, 0, 20, 20, 40, 50, 70, 100, 120, 140, 150, 200)
 
@@ -367,7 +450,7 @@ def random_inputs(rs, n, rng):
     bela = rng.choice([0, 0, 0, 20, 40], (n, 2))
     bela[kind == BK] = 0  # no bela in BK
     if rs.scoring.scheme in ("bazar", "bazar-blot"):
-        level = rng.integers(8, 19, n)
+        level = rng.integers(8, 23, n)  # up to 22: a capot's 252 toward the level matters
     else:
         level = np.zeros(n, np.int64)
     side = rng.integers(0, 2, n)
@@ -478,7 +561,8 @@ def test_scoring_properties_on_random_deals(variant):
         # totals add up: what the two sides write (plus a carried tie) is the whole deal
         if sr.scheme == "bela-hr" or (sr.scheme in ("bazar", "belote-fr") and sr.unit == "small"):
             everything = int(a["points"][i].sum() + a["declarations"][i].sum() + a["bela"][i].sum())
-            if r.capot_side >= 0 or (r.contract.capot and not r.made):
+            failed_capot_bid = r.contract.capot and not r.made and sr.failed_capot_base == 25
+            if r.capot_side >= 0 or failed_capot_bid:
                 everything += sr.capot_bonus
                 if sr.trickless_declarations == "void" and r.capot_side >= 0:
                     loser = 1 - r.capot_side
@@ -491,7 +575,8 @@ def test_scoring_properties_on_random_deals(variant):
                 m, whole = m[0], mult
             else:
                 m = m[r.contract.contra]
-            base = 25 if (r.capot_side >= 0 or r.contract.capot) else 16
+            capot_base = r.contract.capot and sr.failed_capot_base == 25
+            base = 25 if (r.capot_side >= 0 or capot_base) else 16
             bonuses = int(a["declarations"][i].sum() + a["bela"][i].sum()) // 10
             if r.capot_side >= 0 and sr.trickless_declarations == "void":
                 loser = 1 - r.capot_side

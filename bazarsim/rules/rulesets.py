@@ -194,6 +194,24 @@ class ScoringRules:
     capot_bonus: int = opt(
         90, "small points the side taking every trick adds (162 -> 252; belote-fr 100)"
     )
+    capot_bonus_counts_for_level: bool = opt(
+        False,
+        "bazar, bazar-blot: bidders who take every trick count the capot bonus toward the "
+        "bid's 10 x level (a capot counts 252). false: RULES.md section 5, the level is met "
+        "by cards + last trick + declarations + bela; true: 001's 'вместо 16-и в базе 25 "
+        "(то есть +90 очков бонуса)' read as 90 points the bidders took",
+        ambiguous=True,
+    )
+    failed_capot_base: int = opt(
+        25,
+        "bazar, bazar-blot: base of a failed capot bid when no side took every trick. "
+        "25: the capot base (capot_value, VK vk_capot_value; small points: + capot_bonus), "
+        "as the bid was a capot (001: 'вместо 16-и в базе используется 25'); 16: the plain "
+        "deal base (deal_value, VK vk_deal_value; small points: the deal's 162/258), as "
+        "no capot was taken (bazar-blot, 9H-CAPOT failed: defenders 9 + 25 = 34, or 9 + 16 = 25)",
+        (25, 16),
+        ambiguous=True,
+    )
     contra_multiplier: int = opt(2, "contra multiplies the deal's scores")
     recontra_multiplier: int = opt(4, "recontra multiplies the deal's scores")
     made_with_contra: str = opt(
@@ -324,7 +342,9 @@ class Ruleset:
             choices = fmap[name].metadata.get("choices")
             if choices and value not in choices:
                 raise RulesetError(
-                    f"bad value {value!r} for {key}: choose from {', '.join(choices)}", str(value)
+                    f"bad value {value!r} for {key}: choose from "
+                    f"{', '.join(str(c) for c in choices)}",
+                    str(value),
                 )
             parts[part][name] = value
         new = {p: dataclasses.replace(getattr(self, p), **kw) for p, kw in parts.items() if kw}

@@ -26,7 +26,10 @@ up (85 -> 8, 86 -> 9; 86 + 76 then gives 9 + 8 = 17); ``half_up`` 85 -> 9;
 ``sum_to_total`` rounds the defenders' share by ``down_1_5`` and gives the bidders the
 rest of the deal's 16 (26 in VK), so the two always sum to the deal value.
 No bela in BK (RULES.md section 4): :func:`validate` and the bulk check refuse one, and
-the bulk kernel never counts it.
+the bulk kernel never counts it. Both bazar schemes: with
+``capot_bonus_counts_for_level`` bidders who take every trick add the capot bonus (+90)
+toward the level; a failed capot bid is scored on the capot base
+(``failed_capot_base=25``) or the plain one (``16``).
 * ``belote-fr``: the bidders must score more than the defenders; a tie carries the
   bidders' points to the next deal's winner.
 * ``bela-hr``: the callers must take more than half of all points of the deal.
@@ -50,6 +53,7 @@ TRICKS = 8
 SCHEMES = option_choices(ScoringRules, "scheme")
 ROUNDINGS = option_choices(ScoringRules, "sai_rounding")
 TRICKLESS = option_choices(ScoringRules, "trickless_declarations")
+FAILED_CAPOT_BASES = option_choices(ScoringRules, "failed_capot_base")  # (capot, plain)
 
 
 class ScoringError(BazarsimError):
@@ -121,6 +125,12 @@ def to_sai(points: int, rounding: str) -> int:
     """Small points -> tens: remainder 1-5 down, 6-9 up (``half_up``: 5 up as well)."""
     q, r = divmod(points, 10)
     return q + (r >= (5 if rounding == "half_up" else 6))
+
+
+def failed_capot_on_capot_base(rules) -> bool:
+    """A failed capot bid (no side took every trick) is scored on the capot base (25),
+    not the plain one (16): option ``failed_capot_base``."""
+    return FAILED_CAPOT_BASES.index(rules.failed_capot_base) == 0
 
 
 def contra_multiplier(rules, contra: int) -> int:
@@ -195,6 +205,8 @@ def score_deal(
     scheme = sr.scheme
     if scheme in ("bazar", "bazar-blot"):
         total = points[b] + decl[b] + bela[b]
+        if sr.capot_bonus_counts_for_level and capot_side == b:
+            total += sr.capot_bonus  # 001 read as: a capot counts 252 toward the level
         required = 10 * contract.level
         made = total >= required and tricks[b] > 0
         if contract.capot and tricks[b] != TRICKS:
@@ -243,7 +255,7 @@ def _score_bazar(contract, points, decl, bela, capot_side, made, mult, rs) -> tu
     sr = rs.scoring
     b, d = contract.side, 1 - contract.side
     vk = contract.kind == VK
-    is_capot = capot_side >= 0 or contract.capot
+    is_capot = capot_side >= 0 or (contract.capot and failed_capot_on_capot_base(sr))
     big = sr.unit == "big"
     if big:
         base = sr.vk_deal_value if vk else sr.deal_value
@@ -276,7 +288,7 @@ def _score_bazar_blot(contract, points, decl, bela, capot_side, made, rs) -> tup
     sr = rs.scoring
     b, d = contract.side, 1 - contract.side
     vk = contract.kind == VK
-    is_capot = capot_side >= 0 or contract.capot
+    is_capot = capot_side >= 0 or (contract.capot and failed_capot_on_capot_base(sr))
     if is_capot:
         base = sr.vk_capot_value if vk else sr.capot_value
     else:
@@ -307,7 +319,8 @@ def _side_pair(bidders: int, bid_score: int, def_score: int) -> tuple[int, int]:
 
 P_SCHEME, P_BIG, P_DEAL, P_VK_DEAL, P_CAPOT, P_VK_CAPOT, P_CAPOT_BONUS = range(7)
 P_CONTRA, P_RECONTRA, P_ALL_TO_BIDDERS, P_BELA_DEF, P_TRICKLESS, P_ROUNDING = range(7, 13)
-P_DOUBLE_WHOLE, P_MULT = 13, 14  # P_MULT: 9 entries, [suit, BK, VK] x [none, X, XX]
+P_DOUBLE_WHOLE, P_CAPOT_LEVEL, P_FAILED_CAPOT_CAPOT = 13, 14, 15
+P_MULT = 16  # 9 entries, [suit, BK, VK] x [none, X, XX]
 N_PARAMS = P_MULT + 9
 
 
@@ -326,6 +339,8 @@ def scoring_params(ruleset: Ruleset) -> tuple[np.ndarray, np.ndarray]:
     p[P_TRICKLESS] = TRICKLESS.index(sr.trickless_declarations)
     p[P_ROUNDING] = ROUNDINGS.index(sr.sai_rounding)
     p[P_DOUBLE_WHOLE] = sr.contra_style == "double_whole_score"
+    p[P_CAPOT_LEVEL] = sr.capot_bonus_counts_for_level
+    p[P_FAILED_CAPOT_CAPOT] = failed_capot_on_capot_base(sr)
     for i, key in enumerate(("suit", "BK", "VK")):
         for c in range(3):
             p[P_MULT + 3 * i + c] = sr.bid_multipliers[key][c]
@@ -418,6 +433,8 @@ def score_deals_kernel(
         def_score = 0
         if scheme <= 1:
             tot = pb + db + eb
+            if params[P_CAPOT_LEVEL] and cs == b:
+                tot += params[P_CAPOT_BONUS]
             req = 10 * level[i]
             ok = tot >= req and tricks[i, b] > 0
             if capot_bid[i] and tricks[i, b] != TRICKS:
@@ -427,7 +444,7 @@ def score_deals_kernel(
                 mg = -1
             made[i] = ok
             margin[i] = mg
-            any_capot = cs >= 0 or capot_bid[i]
+            any_capot = cs >= 0 or (capot_bid[i] and params[P_FAILED_CAPOT_CAPOT] != 0)
             if scheme == 0:  # bazar
                 if params[P_BIG]:
                     base = params[P_VK_DEAL] if vk else params[P_DEAL]
