@@ -292,8 +292,8 @@ def check_full_deals_all_off_vs_on(count, seed):
     on = dd_tables(deals, dealer=dealers, capot=False)
     off = dd_tables(deals, dealer=dealers, capot=False, opts=0, method=M_FULL)
     for name in KIND_NAMES:
-        if f"{name}_ns" in on:
-            assert np.array_equal(on[f"{name}_ns"], off[f"{name}_ns"]), name
+        if f"{name}_ns_points" in on:
+            assert np.array_equal(on[f"{name}_ns_points"], off[f"{name}_ns_points"]), name
 
 
 def test_full_deals_all_off_vs_all_on_smoke():
@@ -399,10 +399,34 @@ def test_batch_matches_single(solver):
         for kind in range(6):
             sol = solver.solve(deals[d], kind, 3)
             name = KIND_NAMES[kind]
-            assert out[f"{name}_ns"][d] == sol.ns_points
-            assert out[f"{name}_ew"][d] == sol.ew_points
+            assert out[f"{name}_ns_points"][d] == sol.ns_points
+            assert out[f"{name}_ew_points"][d] == sol.ew_points
             assert out[f"{name}_capot_ns"][d] == solver.capot_possible(deals[d], kind, 3, 0)
             assert out[f"{name}_capot_ew"][d] == solver.capot_possible(deals[d], kind, 3, 1)
+
+
+def test_dd_table_rows_and_dd_tables_columns_agree(solver):
+    """One shape for DD results: every field of a ``dd_table`` row is the column
+    ``{KIND}_{field}`` of ``dd_tables``, with the same value. Node counts may differ a
+    little: the hints' slots hash the table generation, which counts earlier searches."""
+    from bazarsim.dd.batch import DD_FIELDS
+
+    rng = np.random.default_rng(55)
+    deals = np.stack([random_position(rng, 4) for _ in range(4)])
+    for rs_name in ("bazar", "bela-hr"):
+        out = dd_tables(deals, dealer=3, ruleset=rs_name)
+        names = set()
+        for d in range(len(deals)):
+            for row in solver.dd_table(deals[d], dealer=3, ruleset=rs_name):
+                assert list(row)[2:] == list(DD_FIELDS)
+                for field in DD_FIELDS:
+                    col = f"{row['contract']}_{field}"
+                    names.add(col)
+                    if field == "nodes":
+                        assert out[col][d] > 0 and row[field] > 0
+                    else:
+                        assert out[col][d] == row[field], (rs_name, d, col)
+        assert names == set(out)
 
 
 def test_batch_capot_flags_match_single(solver):
@@ -427,7 +451,7 @@ def test_batch_counterclockwise_matches_single(solver):
     for d in range(len(deals)):
         for kind in range(4):
             ref = naive_value(deals[d], 1, kind, "bela-hr")
-            assert out[f"{KIND_NAMES[kind]}_ns"][d] == ref
+            assert out[f"{KIND_NAMES[kind]}_ns_points"][d] == ref
 
 
 def test_batch_same_whatever_threads_and_chunks():
@@ -451,7 +475,7 @@ def test_batch_same_whatever_threads_and_chunks():
         assert out.keys() == outs[0].keys()
         for col in out:
             assert np.array_equal(out[col], outs[0][col]), col
-    assert (outs[0]["nodes"] > 0).all()
+    assert all((outs[0][f"{name}_nodes"] > 0).all() for name in ("S", "H", "D", "C", "BK", "VK"))
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -547,15 +571,16 @@ def test_batch_columns_are_parquet_ready(tmp_path):
     deals = np.stack([random_position(rng, 3) for _ in range(5)])
     out = dd_tables(deals, dealer=np.array([0, 1, 2, 3, 0]), ruleset="bazar-blot")
     df = pd.DataFrame(out)
-    assert list(df.columns[:4]) == ["S_ns", "S_ew", "S_capot_ns", "S_capot_ew"]
-    assert "VK_ns" not in df.columns and len(df) == 5
+    assert list(df.columns[:6]) == ["S_ns_points", "S_ew_points", "S_total", "S_nodes",
+                                    "S_capot_ns", "S_capot_ew"]
+    assert "VK_ns_points" not in df.columns and len(df) == 5
     df.to_parquet(tmp_path / "dd.parquet")
     back = pd.read_parquet(tmp_path / "dd.parquet")
-    assert back["BK_ns"].tolist() == df["BK_ns"].tolist()
+    assert back["BK_ns_points"].tolist() == df["BK_ns_points"].tolist()
     for d in range(5):
         leader = (d % 4 + 1) % 4
         ref = naive_value(deals[d], leader, 4, "bazar-blot")
-        assert out["BK_ns"][d] == ref
+        assert out["BK_ns_points"][d] == ref
 
 
 @pytest.mark.parametrize("rs_name", list(RULESETS))

@@ -36,6 +36,11 @@ from bazarsim.rules.play import (
 )
 from bazarsim.rules.rulesets import Ruleset, get_ruleset
 
+# The fields of a DD result: :func:`dd_tables` names its columns ``{KIND}_{field}``, and
+# the rows of :func:`bazarsim.dd.solver.dd_table` carry them beside ``contract`` and
+# ``leader``. ``nodes``: the exact solve's (the capot probes not counted).
+DD_FIELDS = ("ns_points", "ew_points", "total", "nodes", "capot_ns", "capot_ew")
+
 
 @intrinsic
 def _fetch_add(typingctx, arr, inc):
@@ -132,6 +137,7 @@ def _solve_item(
     v, total = solve_deal(hands, lead, play_of_kind(plays, j), ctx, method)
     ns[d, j] = v
     totals[d, j] = total
+    nodes[d, j] = stats[S_NODES] - before
     if with_capot:
         # Taking every trick takes every point: a side can only have a capot
         # when the exact value gives it everything, so most probes are skipped.
@@ -141,7 +147,6 @@ def _solve_item(
             )
         if v == 0:
             capot[d, j, 1] = not reach_deal(hands, lead, 0, 1, play_of_kind(capot_plays, j), ctx)
-    nodes[d, j] = stats[S_NODES] - before
 
 
 def dd_tables(
@@ -153,12 +158,16 @@ def dd_tables(
     method: int = M_AUTO,
     tt_bits: int = DEFAULT_TT_BITS,
     chunk: int = 1,
+    kinds=None,
 ) -> dict[str, np.ndarray]:
     """DD tables of many full deals (``uint32[n, 4]``, N E S W), first lead left of dealer.
 
-    ``dealer`` is one seat for all deals or an array of seats. Returns columns:
-    ``{KIND}_ns``, ``{KIND}_ew`` (points), ``{KIND}_capot_ns`` / ``_capot_ew`` (with
-    ``capot``) for every contract kind of the ruleset, and ``nodes``.
+    ``kinds``: the contract kinds to solve (default every kind of the ruleset).
+
+    ``dealer`` is one seat for all deals or an array of seats. Returns the column form of
+    :func:`~bazarsim.dd.solver.dd_table`'s rows: for every contract kind of the ruleset,
+    ``{KIND}_{field}`` for the :data:`DD_FIELDS` (the capot flags with ``capot`` only),
+    e.g. ``H_ns_points``, ``H_ew_points``, ``H_total``, ``H_nodes``, ``H_capot_ns``.
     """
     rs = get_ruleset(ruleset) if not isinstance(ruleset, Ruleset) else ruleset
     arr = np.asarray(deals)
@@ -170,7 +179,7 @@ def dd_tables(
     hands = arr.astype(np.int64)[:, clockwise_seats(SEAT_ORDER, direction)]
     dealers = np.broadcast_to(np.asarray(dealer, np.int64), (len(hands),))
     leaders = clockwise_seats((dealers + 1) % 4, direction)
-    kinds = list(rs.kinds)
+    kinds = [rs.check_kind(k) for k in kinds] if kinds is not None else list(rs.kinds)
     plays = play_by_kind(rs, kinds)
     old = nb.set_parallel_chunksize(1)
     try:
@@ -182,12 +191,15 @@ def dd_tables(
         nb.set_parallel_chunksize(old)
     out: dict[str, np.ndarray] = {}
     for j, kind in enumerate(kinds):
-        name = KIND_NAMES[kind]
-        out[f"{name}_ns"] = ns[:, j].copy()
-        out[f"{name}_ew"] = totals[:, j] - ns[:, j]
+        fields = {
+            "ns_points": ns[:, j].copy(),
+            "ew_points": totals[:, j] - ns[:, j],
+            "total": totals[:, j].copy(),
+            "nodes": nodes[:, j].copy(),
+        }
         if capot:
-            out[f"{name}_capot_ns"] = cap[:, j, 0]
-            out[f"{name}_capot_ew"] = cap[:, j, 1]
-    out["nodes"] = nodes.sum(axis=1)
+            fields["capot_ns"] = cap[:, j, 0].copy()
+            fields["capot_ew"] = cap[:, j, 1].copy()
+        out.update((f"{KIND_NAMES[kind]}_{f}", col) for f, col in fields.items())
     return out
 

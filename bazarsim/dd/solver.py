@@ -247,7 +247,10 @@ class Solver:
         return not self._reaches(rest, lead, trick, value + 1, play)
 
     def dd_table(self, deal, dealer=0, ruleset="bazar", capot=True) -> list[dict]:
-        """Every contract of the ruleset, first lead from the dealer's left."""
+        """Every contract of the ruleset, first lead from the dealer's left: one row a
+        contract, ``contract`` and ``leader`` and the fields of
+        :data:`~bazarsim.dd.batch.DD_FIELDS` (the capot flags with ``capot`` only), the
+        names of :func:`dd_tables`' columns ``{KIND}_{field}``."""
         rs = get_ruleset(ruleset) if not isinstance(ruleset, Ruleset) else ruleset
         leader = (_seat(dealer) + 1) % 4
         rows = []
