@@ -327,8 +327,9 @@ def test_each_optimisation_alone_agrees(opt):
 
 def one_trick_lookahead(hs, leader, trick, lp, ls, la, rules) -> int:
     """Plain minimax to the end of the current trick, the root look-ahead's guess
-    (``search._estimate``) after it: the reference for ``O_ROOTLOOK`` (search layout)."""
-    from bazarsim.dd.search import _estimate
+    (``search.guess_points_left``) after it: the reference for ``O_ROOTLOOK`` (search
+    layout)."""
+    from bazarsim.dd.search import guess_points_left
     from bazarsim.rules.play import R_LAST_BONUS, R_TRICK_BONUS
 
     tb, lb = int(rules[R_TRICK_BONUS]), int(rules[R_LAST_BONUS])
@@ -343,8 +344,8 @@ def one_trick_lookahead(hs, leader, trick, lp, ls, la, rules) -> int:
         else:
             live = hs[0] | hs[1] | hs[2] | hs[3]
             rem = int(sum(lp[c] for c in range(32) if live >> c & 1)) + left * tb + lb
-            rest = int(_estimate(hs[w], hs[(w + 1) % 4], hs[(w + 2) % 4], hs[(w + 3) % 4], w,
-                                 rem, lp, rules))
+            rest = int(guess_points_left(hs[w], hs[(w + 1) % 4], hs[(w + 2) % 4],
+                                         hs[(w + 3) % 4], w, rem, lp, rules))
         return rest + (won if w % 2 == 0 else 0)
     arr = np.zeros(4, np.int64)
     arr[: len(trick)] = trick
@@ -364,7 +365,7 @@ def test_root_lookahead_matches_reference(rs_name):
     :func:`one_trick_lookahead`, built on the trick scan (``legal_cards``,
     ``trick_winner``), in points and in tricks as the capot search counts them; the chosen
     lead is a card of the leader with the best of those values."""
-    from bazarsim.dd.search import _lead_value, _root_lookahead, new_context, to_layout
+    from bazarsim.dd.search import lead_value, new_context, root_lookahead, to_layout
 
     rs = get_ruleset(rs_name)
     rng = np.random.default_rng(61)
@@ -384,9 +385,9 @@ def test_root_lookahead_matches_reference(rs_name):
                     rest = list(hs)
                     rest[leader] ^= 1 << c
                     want[c] = one_trick_lookahead(rest, leader, [c], lp, ls, la, rules)
-                    got = int(_lead_value(work, leader, c, lp, ls, la, rules))
+                    got = int(lead_value(work, leader, c, lp, ls, la, rules))
                     assert got == want[c], (rs_name, kind, count_tricks, hs, leader, c)
-            chosen = int(_root_lookahead(work, leader, lp, ls, la, rules))
+            chosen = int(root_lookahead(work, leader, lp, ls, la, rules))
             best = max(want.values()) if leader % 2 == 0 else min(want.values())
             assert chosen in want and want[chosen] == best
 

@@ -93,7 +93,7 @@ Enhancements, each switchable through ``opts`` so that tests compare "all off" w
   (``ROOTLOOK_MIN_CARDS``+ cards a hand, no table entry yet) is the one with the best
   value after a one-trick look-ahead: each lead's trick is played out (plain minimax over
   the other three hands' legal cards) and every position after it gets a guess
-  (:func:`_estimate`). The heuristic lead order puts the best lead first in only about
+  (:func:`guess_points_left`). The heuristic lead order puts the best lead first in only about
   57 % of full deals and a wrong first root move costs a full-window search plus
   re-searches; the look-ahead costs a few microseconds and measured -5 to -9 % nodes on
   full deals. It only orders: values never depend on it.
@@ -865,19 +865,20 @@ def _boundary_cut(hands, ld, rem, al, be, pts, rules, opts):
     return np.int64(-1)
 
 
-# ``_estimate``: the weight of a trump held, against the points of the suits whose master
-# a side holds (tuned on node counts: 10 and 20 measured alike, no trump term worse)
+# ``guess_points_left``: the weight of a trump held, against the points of the suits whose
+# master a side holds (tuned on node counts: reports/solver-notes.md)
 _TRUMP_WEIGHT = 10
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
-def _estimate(me, lho, pa, rho, ld, rem, pts, rules):
-    """A guess of the N-S points left (``O_ROOTLOOK``), ``me`` (seat ``ld``) on lead.
+def guess_points_left(me, lho, pa, rho, ld, rem, pts, rules):
+    """A guess of the N-S points left (``O_ROOTLOOK``), ``me`` (seat ``ld``) on lead, the
+    other hands in playing order from it; ``rem``: every point left (search layout).
 
     Between the sure floor and ceiling of the leader's side (sure trumps, the leader's
     quick tricks), at the share of its "strength": the points of every suit whose master
     it holds, and ``_TRUMP_WEIGHT`` a trump. Only orders the root's leads, so it need not
-    be a bound.
+    be a bound. Public for the tests, which check the look-ahead built on it.
     """
     trump = rules[R_TRUMP]
     tb = rules[R_TRICK_BONUS]
@@ -911,12 +912,14 @@ def _estimate(me, lho, pa, rho, ld, rem, pts, rules):
 
 
 @nb.njit(cache=True, _nrt=False)
-def _lead_value(hands, ld, c0, pts, stren, above, rules):
-    """One-trick look-ahead value (N-S points) of the lead ``c0`` (``O_ROOTLOOK``).
+def lead_value(hands, ld, c0, pts, stren, above, rules):
+    """One-trick look-ahead value (N-S points) of the lead ``c0`` by seat ``ld``
+    (``O_ROOTLOOK``, search layout).
 
     The other three cards of the trick are searched (plain minimax over their legal
-    cards) and every position after the trick is valued by :func:`_estimate`.
-    ``hands`` still holds ``c0``.
+    cards) and every position after the trick is valued by :func:`guess_points_left`.
+    ``hands`` still holds ``c0``. Public for the tests, which check it against a plain
+    minimax over the trick scan.
     """
     trump = rules[R_TRUMP]
     tb = rules[R_TRICK_BONUS]
@@ -960,7 +963,7 @@ def _lead_value(hands, ld, c0, pts, stren, above, rules):
                     s2 = h2 ^ (np.int64(1) << c2)
                     s3 = h3 ^ (np.int64(1) << c3)
                     rem = hp - pts[c1] - pts[c2] - pts[c3] + left * tb + lb
-                    rest = _estimate(
+                    rest = guess_points_left(
                         _pick(w, r0, s1, s2, s3), _pick((w + 1) & 3, r0, s1, s2, s3),
                         _pick((w + 2) & 3, r0, s1, s2, s3), _pick((w + 3) & 3, r0, s1, s2, s3),
                         (ld + w) & 3, rem, pts, rules,
@@ -1738,24 +1741,25 @@ ROOTLOOK_MIN_CARDS = 5
 
 @nb.njit(cache=True)
 def _seed_root_lead(work, leader, n, pts, stren, above, rules, ctx):
-    """Give the root its first lead (``stats[S_ROOT]``) from :func:`_root_lookahead`
+    """Give the root its first lead (``stats[S_ROOT]``) from :func:`root_lookahead`
     when ``O_ROOTLOOK`` is on and the root is a trick boundary with enough cards; the
     caller resets it to -1 after its search."""
     stats = ctx.stats
     if n == 0 and stats[S_OPTS] & O_ROOTLOOK and popcount32(work[leader]) >= ROOTLOOK_MIN_CARDS:
-        stats[S_ROOT] = _root_lookahead(work, leader, pts, stren, above, rules)
+        stats[S_ROOT] = root_lookahead(work, leader, pts, stren, above, rules)
 
 
 @nb.njit(cache=True)
-def _root_lookahead(work, leader, pts, stren, above, rules):
-    """The lead with the best one-trick look-ahead value (``O_ROOTLOOK``), search layout."""
+def root_lookahead(work, leader, pts, stren, above, rules):
+    """The lead of seat ``leader`` with the best one-trick look-ahead value
+    (:func:`lead_value`; ``O_ROOTLOOK``, search layout): the root's first move."""
     best_c = np.int64(-1)
     best_v = np.int64(0)
     m = work[leader]
     while m != 0:
         c = lowest_bit(m)
         m &= m - 1
-        v = _lead_value(work, leader, c, pts, stren, above, rules)
+        v = lead_value(work, leader, c, pts, stren, above, rules)
         if best_c < 0 or (v > best_v if (leader & 1) == 0 else v < best_v):
             best_c = c
             best_v = v
