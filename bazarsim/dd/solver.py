@@ -20,9 +20,10 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from bazarsim.core.cards import SEATS, SIDES, format_card, parse_deal, parse_seat, validate_hands
+from bazarsim.core.cards import SEATS, format_card, parse_deal, parse_seat, validate_hands
 from bazarsim.core.contracts import KIND_NAMES, parse_kind
 from bazarsim.core.errors import BazarsimError
+from bazarsim.dd.batch import dd_tables  # the column form of dd_table, for many deals
 from bazarsim.dd.search import (
     DEFAULT_TT_BITS,
     METHOD_NAMES,
@@ -312,10 +313,3 @@ def dd_table(deal, dealer=0, ruleset="bazar", capot=True) -> list[dict]:
     return default_solver().dd_table(deal, dealer, ruleset, capot)
 
 
-def dd_tables(deals, dealer=0, ruleset="bazar", **kw):
-    from bazarsim.dd.batch import dd_tables as _dd
-
-    return _dd(deals, dealer, ruleset, **kw)
-
-
-SIDE_NAMES = SIDES
