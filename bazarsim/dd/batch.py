@@ -3,9 +3,9 @@
 The (deal, contract) pairs are split into chunks (one pair each by default). One worker
 per thread takes chunk after chunk from a shared atomic counter (dynamic scheduling,
 since solve times are heavy-tailed) and reuses its one search context, transposition
-table included, for every pair it solves (generation counter, no clearing): a fresh
-context costs about 0.65 ms (2 MB of new pages), a fifth of an average solve. Results
-are flat arrays, ready for a DataFrame / Parquet.
+table included, for every pair it solves (generation counter, no clearing), since a
+fresh context (2 MB of new pages) costs a fair share of an average solve. Results are
+flat arrays, ready for a DataFrame / Parquet.
 """
 
 from __future__ import annotations

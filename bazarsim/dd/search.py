@@ -3,113 +3,55 @@
 The value of a node is what North-South take from the start of the current trick to the
 end of the deal (card points of the tricks they win, plus the per-trick and last-trick
 bonuses of the contract's :class:`~bazarsim.rules.play.ContractPlay`). North and South
-maximise it, East and West minimise it.
+maximise it, East and West minimise it. The exact value is one full-window search
+(``M_AUTO``; bisection and MTD(f) over null-window probes are there to compare), a
+threshold question one null-window probe.
 
-Enhancements, each switchable through ``opts`` so that tests compare "all off" with
-"all on" and the benchmark shows what each buys:
+Enhancements, each switchable through ``opts`` so that tests compare "all off" with "all
+on" and the benchmark shows what each buys (the figures, and the commits that measured
+them, are in ``reports/solver-notes.md``):
 
-* ``O_TT``: transposition table at trick boundaries, keyed on the four hands and the
-  leader, storing lower/upper bounds on future points and the best lead. The key is
-  canonical: in each suit the live cards of the worthless bottom run (7-8-9 of a plain
-  suit, 7-8 of trumps; the whole suit when counting tricks) are moved onto its weakest
-  cards in order, keeping their owners, which is the same game (only order, points and
-  owners matter). Flat
-  arrays, two-slot buckets, cleared by a generation counter (never zeroed per call), so
-  successive probes of one position (MTD(f), bisection, card values) share it.
-* ``O_BOUNDS``: at a trick boundary the value lies in ``[0, points left]``; cut when the
-  window is out of that range.
-* ``O_EQUIV``: of cards that are truly interchangeable (same hand, same suit, adjacent
-  in strength among all cards still in play, the current trick included, and worth the
-  same points) only one is searched.
-* ``O_DOMINANCE``: runs. Cards of one hand and suit with no other live card between
-  them (the trick's cards count as live) rank alike against every other card: whichever
-  is played, the trick goes the same way and the one kept wins the same later tricks;
-  only the points differ. Once no opponent still to play can beat the trick's winner,
-  the side taking it is known, and (points rising with strength, checked per contract
-  as ``R_MONOTONE``) the strongest card of the run is at least as good on one's own
-  side's trick and the weakest on the other side's, so only that one is searched. For
-  the leader this holds when even the weaker card cannot be beaten.
-* ``O_ORDER``: best move from the table first, then point-aware rules for followers:
-  cards that take the trick and that no later opponent can beat (cheapest first, then
-  the weakest: rich winners are kept for later tricks), then points loaded on a trick
-  partner holds, then cards that take the trick for now (cheapest first), then the
-  cheapest discards (of equal points, from the shortest suit first).
-* ``O_SPAREMASTER`` (with ``O_ORDER``): of the points loaded on partner's trick, a master
-  of another suit comes last: it would take a trick of its own later (nodes -2 % in the
-  suit contracts, -7 to -10 % in BK and VK; time -1.5 to -3.5 %, median per-solve ratio,
-  interleaved, 150-200 deals x 6 contracts, seeds 2026/21/22).
-* ``O_SUREHOLD`` (with ``O_ORDER``): points are loaded only on a partner's trick that no
-  opponent still to play can beat; on one they can, the cheapest card goes (nodes -1 to
-  -2 %, time -1 to -3 %, same runs). A master discarded on the other side's trick, put
-  last in the same way, changed nothing (nodes +0.0 %) and was dropped.
-* ``O_HINTS``: the best move of a node that did not fail low is kept as a hint, keyed
-  on the hand to play, the card holding the trick so far and the suit led (none when
-  leading) and the generation (one word per slot, ``2^_HINT_BITS`` slots, a hash), and
-  searched first at any later node where the same hand faces the same trick holder (and,
-  when leading, the table has no move): the positions differ only in the other hands
-  and the trick's other cards, and the same reply or lead usually refutes them again.
-  Measured on 600 full-deal solves (seeds 21/22/23/7/11): keyed on all the trick's
-  cards, nodes -20 % and time -16 to -17 % (interleaved in one process); keyed on the
-  holder and the suit led only, nodes a further -9 % (-26 % in all). The three-trick
-  endgame (:func:`three_tricks`) takes and leaves lead hints too: its first lead, when the
-  table has none, is the hint (nodes -3 to -4.5 %, time about -3 %, 480 solves, seeds
-  21/22/23/7/11, interleaved in one process).
-* ``O_ENDGAME``: a trick boundary with two cards in each hand is solved in place by
-  :func:`two_tricks` (at most 16 lines, the last trick forced) instead of 4 + 1 frames,
-  after only the ``O_BOUNDS`` check: there the sure and quick tricks cost more than they
-  save (measured: 1.6 to 3.4 % faster without them).
-* ``O_ENDCACHE``: bounds on the values of those two-trick endgames are kept, as the
-  table keeps its own, in a direct-mapped cache of ``_E2_SIZE`` slots: 6 in 10 of them
-  recur within a search (180 full-deal solves: 1.92 M endgames, 0.75 M distinct), and an
-  entry often decides a later window with no search. A generation's positions come from
-  one deal (:func:`_bind_owners`), so the live cards say who holds what: the key is one
-  word (live cards, leader, generation) and the bounds share an int32, 12 bytes a slot
-  (384 KB, within this machine's 1 MB L2) instead of 28 with the four hands as the key.
-* ``O_SURE``: in a trump contract, a trump stronger than every trump the other side
-  holds wins whatever trick it falls in (only a stronger trump could take that trick),
-  so its points are a sure floor for its side: at a trick boundary the value lies in
-  ``[sure N-S points, points left - sure E-W points]``; cut when the window is outside.
-* ``O_QUICK``: quick tricks of the leader. A card on top of its suit among all live
-  cards wins when led (nobody may follow higher) unless somebody void in the suit trumps
-  it; the leader then leads again. So the leader can cash, one after the other, the top
-  run of every suit: all of it in the trump suit, in BK and in VK; in a plain suit of a
-  trump contract at most as many cards as each other player holding trumps has in that
-  suit (each follows suit, so nobody can trump). Trumps go first: each round of them
-  takes a trump from every other hand holding one, so only hands with more trumps than
-  the leader's top trumps limit the plain suits; nor does partner when the ruleset lets
-  it discard on its side's trick. A top run at least as long as every other hand's
-  holding in its suit draws all their cards of it, and then the leader's small cards of
-  the suit win too (the same limits apply; nodes -0.4 to -1.1 % on full deals, seeds
-  21/22/23/7/11). Their points (and a trick bonus each
-  when counting tricks), plus the cheapest cards each other hand must follow with (when
-  points rise with strength), are a floor for the leader's side. So is a low lead to
-  partner's master in a suit nobody can ruff, followed by partner's own cashing (the
-  opponents' unknown cards in that trick taken as their weakest, which is never
-  optimistic for partner's cashing).
-* ``O_PVS``: principal variation search in open windows (the ``full`` driver): after the
-  first move, each move is first searched with a null window that only asks whether it
-  beats the best so far, and searched again with the open window when it does.
-* ``O_ROOTLOOK``: the first lead at the root of an exact solve or a probe
-  (``ROOTLOOK_MIN_CARDS``+ cards a hand, no table entry yet) is the one with the best
-  value after a one-trick look-ahead: each lead's trick is played out (plain minimax over
-  the other three hands' legal cards) and every position after it gets a guess
-  (:func:`guess_points_left`). The heuristic lead order puts the best lead first in only about
-  57 % of full deals and a wrong first root move costs a full-window search plus
-  re-searches; the look-ahead costs a few microseconds and measured -5 to -9 % nodes on
-  full deals. It only orders: values never depend on it.
-* ``O_LEADTOP``: leads ordered as "cash a master card that cannot be trumped this round
-  (no opponent is void in its suit with trumps; plain suits before trumps, richest
-  first), else lead the cheapest card": a low lead to partner's master or to partner's
-  ruff (void, with trumps) first, longer suits first (but a singleton first, for a ruff to
-  come, when the leader holds trumps).
+* ``O_TT``: a transposition table at trick boundaries (bounds on the points left and the
+  best lead), keyed on the hands and the leader with each suit's worthless bottom run
+  made canonical, which is the same game; cleared by a generation counter, never zeroed,
+  so the probes of one position share it.
+* ``O_BOUNDS``: at a trick boundary the value lies in ``[0, points left]``.
+* ``O_SURE``: a trump above every trump of the other side wins whatever trick it falls
+  in: its points are a sure floor for its side.
+* ``O_QUICK``: the leader's cashable top runs (as far as nobody can ruff them) and a low
+  lead to partner's master followed by partner's cashing are a sure floor too.
+* ``O_EQUIV``: of cards that are truly interchangeable (same hand and suit, adjacent among
+  the live cards, worth the same) only one is searched.
+* ``O_DOMINANCE``: of a run of one hand's cards adjacent among the live cards, once no
+  later opponent can beat the trick, only the strongest (own side's trick) or the weakest
+  (theirs) is searched: they take the same tricks, and points rise with strength
+  (``R_MONOTONE``).
+* ``O_ORDER``: the table's move first, then for a follower sure winners (cheapest first,
+  keeping rich winners), points on a trick partner holds, winners for now, the cheapest
+  discards.
+* ``O_SPAREMASTER``, ``O_SUREHOLD`` (with ``O_ORDER``): a master of another suit goes last
+  among the points loaded on partner's trick, since it would win a trick of its own; and
+  points are loaded only on a partner's trick no later opponent can beat.
+* ``O_LEADTOP``: leads: a master nobody can ruff this round (plain suits first, richest
+  first), else a low lead to partner's master or ruff, from the longer suits.
+* ``O_HINTS``: a node's best move is kept under the hand to play, the card holding the
+  trick and the suit led, and tried first where that hand faces that card again: the
+  same reply usually refutes the other hands' variations too.
+* ``O_ENDGAME``: two tricks left are solved in place by :func:`two_tricks` (at most 16
+  lines), ``O_ENDCACHE`` keeps bounds on their values (most recur within a search), and
+  ``O_ENDGAME3`` plays three tricks left in plain nested loops (:func:`three_tricks`):
+  more nodes, less time than the search's frames.
+* ``O_PVS``: in open windows, each move after the first is first proved no better with
+  a null window and searched again only when it is.
+* ``O_ROOTLOOK``: the root's first lead is the best after a one-trick look-ahead with a
+  guess after it (:func:`root_lookahead`); it only orders, values never depend on it.
 
-The search kernels are compiled with ``_nrt=False``: they never allocate, and without the
-runtime every array handed to a helper costs nothing, where reference counting spent
-about 70 % of the search time in atomic increments (measured with ``perf``).
-
-The search is one iterative Numba function with an explicit stack of frames over
-preallocated per-ply buffers (cacheable, no call overhead); the buffers are bundled in
-a tuple ``ctx`` made by :func:`new_context` and reused between calls.
+The search is one iterative Numba function (:func:`alphabeta`) with an explicit stack of
+frames over flat preallocated buffers, a :class:`SearchContext` made by
+:func:`new_context` and reused between calls: Numba can cache it (a cached recursive
+function crashes on reload) and calls cost nothing. The kernels are compiled with
+``_nrt=False``: they never allocate, and reference counting the arrays handed to helpers
+would cost most of the search's time.
 """
 
 from __future__ import annotations
@@ -133,6 +75,7 @@ from bazarsim.rules.play import (
     trick_winner_at,
 )
 
+# Option bits (16 and 64 were the killer and history orderings, since removed).
 O_TT = 1
 O_BOUNDS = 2
 O_EQUIV = 4
@@ -179,14 +122,8 @@ M_BISECT = 1
 M_FULL = 2
 M_AUTO = 3
 METHOD_NAMES = {"mtdf": M_MTDF, "bisect": M_BISECT, "full": M_FULL, "auto": M_AUTO}
-# ``auto``: one full-window search up to this many tricks left, bisection above. Measured
-# before PVS (72 solves per size, mean nodes, bisection / full window / MTD(f)): 5 tricks
-# 960 / 653 / 1662, 6: 4738 / 3882 / 8409, 7: 31494 / 29507 / 55250, 8: 106323 / 126205 /
-# 174051. With PVS (``O_PVS``) the full window wins at 8 tricks too (16 deals x 6
-# contracts, bisection / full / full with PVS): seed 7 134179 / 177971 / 127517, seed 11
-# 108136 / 129476 / 91647, seed 3 81084 / 107634 / 76210; so every size.
-AUTO_FULL_MAX = 8
-TB = 1 << 31
+# ``auto`` is the full window (with ``O_PVS``), which searches the fewest nodes at every
+# size; a name of its own so that the default can change without changing callers.
 
 # Slots of the ``stats`` vector.
 S_GEN = 0
@@ -205,12 +142,8 @@ N_STATS = 9
 _GEN_LIMIT = 1 << 29
 
 # Slots of the table (``O_TT``): 2^14 (29 bytes a slot, 464 KB) leaves the table, the
-# endgame cache and the hints inside this machine's 1 MB L2. Against 2^16, interleaved on
-# 1,200 full-deal solves in one process, three runs on a busy host: median -10 / -11 /
-# -8 %, mean -10 / -12 / -8 %, p99 -8 / -10 / -10 %, for +0.9 % nodes; 2^13 had the best
-# median but +2.7 % nodes and a worse p99. Earlier sessions found 2^14 to 2^16 alike on a
-# quiet host, so the smaller table costs nothing there and is steadier when neighbours
-# crowd the shared L3.
+# endgame cache and the hints inside a 1 MB L2; larger tables were slower for a few
+# nodes fewer (reports/solver-notes.md).
 DEFAULT_TT_BITS = 14
 _E2_SIZE = 1 << 15  # slots of the two-trick endgame cache (direct-mapped)
 _C1 = 0x5851F42D4C957F2D
@@ -357,6 +290,15 @@ def _cheapest(o, n, pts):
 @nb.njit(cache=True, _nrt=False, inline="always")
 def _quick_tricks(me, lho, pa, rho, trump, pts, tb, lb, mono, pfree):
     """Points the leader (hand ``me``) surely takes by cashing top cards (``O_QUICK``).
+
+    A card on top of its suit among the live cards wins when led unless a hand void in
+    the suit trumps it, so the leader cashes the top run of every suit: all of it in
+    trumps, BK and VK; in a plain suit of a trump contract as many cards as each other
+    hand holding trumps has in the suit. Trumps go first: each round draws a trump from
+    every other hand, so only hands with more trumps than the leader's top trumps limit
+    the plain suits. A top run as long as every other hand's holding of its suit draws
+    them all, and the suit's small cards win too. With points rising with strength
+    (``mono``) the cheapest cards the other hands must follow with count as well.
 
     ``lho``, ``pa``, ``rho``: the other hands in playing order from the leader. Cashing
     every card of the hand takes the last trick too: its bonus ``lb`` counts. ``pfree``:
@@ -986,8 +928,8 @@ def three_tricks(
     Nested loops over the first trick's legal cards, as :func:`two_tricks`, each line
     valued by the two-trick endgame; the lead ``first`` (if held) first. No pruning or
     ordering beyond that: pruning and ordering these small nodes as the search does cut
-    nodes but cost more time than they save (measured), and so did a killer card per
-    level. ``hands`` is changed and restored.
+    nodes but cost more time than they save, and so did a killer card per level
+    (reports/solver-notes.md). ``hands`` is changed and restored.
     """
     trump = rules[R_TRUMP]
     tb = rules[R_TRICK_BONUS]
@@ -1328,7 +1270,7 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
     # array access whose index LLVM cannot prove non-negative with wrap-around code (a
     # negative index counts from the end), three instructions and a register each. Values
     # read back from the frames, the move lists or the trick are masked to the range they
-    # always have, which changes nothing but drops that code: -6 to -7 % time.
+    # always have, which changes nothing but drops that code (reports/solver-notes.md).
     while True:
         # ---------------------------------------------------------- enter node sp
         nodes += 1
@@ -1523,7 +1465,7 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
                     wi = np.int64(0)
                 if nn == 3:
                     # the last card only decides the winner (add_to_summary's key test; the
-                    # whole summary update before this split measured 2 % slower)
+                    # whole summary update here was slower)
                     w = wi
                     if card_key(c, tricks[toff] >> 3, trump, stren) > wk:
                         w = 3
@@ -1693,10 +1635,9 @@ def exact_value(hands, leader, trick_cards, n, play, ctx, method, guess):
     """Exact N-S points of a position (trick ``trick_cards[:n]`` in progress).
 
     ``method``: MTD(f) from ``guess`` (-1: half of the points left), bisection, one
-    full-window search, or ``M_AUTO`` (full window up to ``AUTO_FULL_MAX`` tricks left,
-    else bisection). Uses the current table generation (call :func:`new_search`
-    first when the contract or the scoring mode changed). Hands, cards and the contract's
-    :class:`~bazarsim.rules.play.ContractPlay` are in the natural layout of
+    full-window search, or ``M_AUTO`` (the full window). Uses the current table
+    generation (call :func:`new_search` first when the contract or the scoring mode
+    changed). Hands, cards and the contract's ContractPlay are in the natural layout of
     :mod:`bazarsim.core.cards` (its ``order`` and ``above`` are not used: the search makes
     its own in its layout, see :func:`to_layout`).
     """
@@ -1771,7 +1712,7 @@ def _exact(work, leader, n, upper, lp, ls, lo, la, rules, ctx, method, guess):
     """The exact-value drivers of :func:`exact_value` on a position in the search layout."""
     lower = 0
     if method == M_AUTO:
-        method = M_FULL if popcount32(work[(leader + n) & 3]) <= AUTO_FULL_MAX else M_BISECT
+        method = M_FULL
     if method == M_FULL:
         return alphabeta(work, leader, 0, n, -1, upper + 1, lp, ls, lo, la, rules, ctx)
     if method == M_BISECT:

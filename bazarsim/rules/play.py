@@ -145,7 +145,7 @@ def trick_winner_at(tr, off, n, trump, stren):
     """Index (0..n-1) of the card holding the trick ``tr[off : off + n]``.
 
     The offset form lets the search keep every trick in one flat array (no array views,
-    whose reference counting cost the search 40 % of its time).
+    whose reference counting cost the search much of its time: reports/solver-notes.md).
     """
     led = tr[off] >> 3
     best = 0
