@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from bazarsim.cli.common import (
+    DEFAULT_RULESET,
     Format,
     OptionOpt,
     RulesetOpt,
@@ -43,7 +44,7 @@ def solve_command(
         typer.Option("--leader", "-l", help="Seat on lead (default: left of the dealer)."),
     ] = None,
     dealer: Annotated[str, typer.Option("--dealer", "-d", help="Dealer seat N E S W.")] = "N",
-    ruleset: RulesetOpt = "bazar",
+    ruleset: RulesetOpt = DEFAULT_RULESET,
     option: OptionOpt = None,
     line: Annotated[
         bool, typer.Option("--line", help="With --contract: card values and an optimal line.")

@@ -34,7 +34,7 @@ from bazarsim.rules.play import (
     clockwise_seats,
     contract_play,
 )
-from bazarsim.rules.rulesets import Ruleset, get_ruleset
+from bazarsim.rules.rulesets import DEFAULT_RULESET, Ruleset, get_ruleset
 
 # The fields of a DD result: :func:`dd_tables` names its columns ``{KIND}_{field}``, and
 # the rows of :func:`bazarsim.dd.solver.dd_table` carry them beside ``contract`` and
@@ -152,7 +152,7 @@ def _solve_item(
 def dd_tables(
     deals,
     dealer=0,
-    ruleset="bazar",
+    ruleset=DEFAULT_RULESET,
     capot: bool = True,
     opts: int = O_ALL,
     method: int = M_AUTO,
@@ -169,7 +169,7 @@ def dd_tables(
     ``{KIND}_{field}`` for the :data:`DD_FIELDS` (the capot flags with ``capot`` only),
     e.g. ``H_ns_points``, ``H_ew_points``, ``H_total``, ``H_nodes``, ``H_capot_ns``.
     """
-    rs = get_ruleset(ruleset) if not isinstance(ruleset, Ruleset) else ruleset
+    rs = get_ruleset(ruleset)
     arr = np.asarray(deals)
     if arr.ndim == 1:
         arr = arr[None, :]

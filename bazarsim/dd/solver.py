@@ -48,7 +48,7 @@ from bazarsim.rules.play import (
     legal_cards,
     trick_winner,
 )
-from bazarsim.rules.rulesets import Ruleset, get_ruleset
+from bazarsim.rules.rulesets import DEFAULT_RULESET, get_ruleset
 
 __all__ = [
     "Solution",
@@ -123,7 +123,7 @@ class Solver:
         counter-clockwise) and the contract's :class:`~bazarsim.rules.play.ContractPlay`;
         ``fresh``: start a new table generation here (the one-call kernels of ``solve``,
         ``can_reach`` and ``capot_possible`` do it themselves)."""
-        rs = get_ruleset(ruleset) if not isinstance(ruleset, Ruleset) else ruleset
+        rs = get_ruleset(ruleset)
         kind = rs.check_kind(_kind(contract))
         direction = rs.play.direction
         hands = _as_hands(deal)[clockwise_seats(SEAT_ORDER, direction)]
@@ -149,7 +149,7 @@ class Solver:
         return bool(reaches(hands, leader, cards, len(trick), target, play, self.ctx))
 
     # ------------------------------------------------------------------ queries
-    def solve(self, deal, contract, leader, ruleset="bazar") -> Solution:
+    def solve(self, deal, contract, leader, ruleset=DEFAULT_RULESET) -> Solution:
         """Exact points of both sides, last trick's bonus included."""
         _rs, kind, hands, lead, _dir, play = self._prepare(
             deal, contract, leader, ruleset, fresh=False
@@ -159,14 +159,14 @@ class Solver:
         return Solution(KIND_NAMES[kind], SEATS[_seat(leader)], int(ns), int(total - ns),
                         int(total), self._nodes() - start)
 
-    def can_reach(self, deal, contract, leader, side, target, ruleset="bazar") -> bool:
+    def can_reach(self, deal, contract, leader, side, target, ruleset=DEFAULT_RULESET) -> bool:
         """Can ``side`` (NS / EW) take at least ``target`` points? One null-window probe."""
         _rs, _kind_, hands, lead, _dir, play = self._prepare(
             deal, contract, leader, ruleset, fresh=False
         )
         return bool(reach_deal(hands, lead, _side(side), int(target), play, self.ctx))
 
-    def capot_possible(self, deal, contract, leader, side, ruleset="bazar") -> bool:
+    def capot_possible(self, deal, contract, leader, side, ruleset=DEFAULT_RULESET) -> bool:
         """Can ``side`` take every remaining trick (searching on tricks, not points)?"""
         _rs, _k, hands, lead, _dir, play = self._prepare(
             deal, contract, leader, ruleset, True, fresh=False
@@ -176,7 +176,9 @@ class Solver:
             return bool(reach_deal(hands, lead, 0, n_tricks, play, self.ctx))
         return not reach_deal(hands, lead, 0, 1, play, self.ctx)
 
-    def card_values(self, deal, contract, leader, ruleset="bazar") -> dict[str, tuple[int, int]]:
+    def card_values(
+        self, deal, contract, leader, ruleset=DEFAULT_RULESET
+    ) -> dict[str, tuple[int, int]]:
         """``{card: (ns_points, ew_points)}`` after the leader plays each legal card."""
         _rs, _k, hands, lead, _dir, play = self._prepare(deal, contract, leader, ruleset)
         total = int(points_left(hands, lead, 0, play.points, play.rules, self.ctx))
@@ -190,7 +192,7 @@ class Solver:
             out[format_card(card)] = (v, total - v)
         return out
 
-    def optimal_line(self, deal, contract, leader, ruleset="bazar") -> list[dict]:
+    def optimal_line(self, deal, contract, leader, ruleset=DEFAULT_RULESET) -> list[dict]:
         """One line of optimal play: every card, the trick's winner and the running value."""
         _rs, _k, hands, lead, direction, play = self._prepare(deal, contract, leader, ruleset)
         hands = hands.copy()
@@ -247,12 +249,12 @@ class Solver:
             return self._reaches(rest, lead, trick, value, play)
         return not self._reaches(rest, lead, trick, value + 1, play)
 
-    def dd_table(self, deal, dealer=0, ruleset="bazar", capot=True) -> list[dict]:
+    def dd_table(self, deal, dealer=0, ruleset=DEFAULT_RULESET, capot=True) -> list[dict]:
         """Every contract of the ruleset, first lead from the dealer's left: one row a
         contract, ``contract`` and ``leader`` and the fields of
         :data:`~bazarsim.dd.batch.DD_FIELDS` (the capot flags with ``capot`` only), the
         names of :func:`dd_tables`' columns ``{KIND}_{field}``."""
-        rs = get_ruleset(ruleset) if not isinstance(ruleset, Ruleset) else ruleset
+        rs = get_ruleset(ruleset)
         leader = (_seat(dealer) + 1) % 4
         rows = []
         for kind in rs.kinds:
@@ -289,27 +291,27 @@ def default_solver() -> Solver:
     return _DEFAULT
 
 
-def solve(deal, contract, leader, ruleset="bazar") -> Solution:
+def solve(deal, contract, leader, ruleset=DEFAULT_RULESET) -> Solution:
     return default_solver().solve(deal, contract, leader, ruleset)
 
 
-def can_reach(deal, contract, leader, side, target, ruleset="bazar") -> bool:
+def can_reach(deal, contract, leader, side, target, ruleset=DEFAULT_RULESET) -> bool:
     return default_solver().can_reach(deal, contract, leader, side, target, ruleset)
 
 
-def capot_possible(deal, contract, leader, side, ruleset="bazar") -> bool:
+def capot_possible(deal, contract, leader, side, ruleset=DEFAULT_RULESET) -> bool:
     return default_solver().capot_possible(deal, contract, leader, side, ruleset)
 
 
-def card_values(deal, contract, leader, ruleset="bazar") -> dict[str, tuple[int, int]]:
+def card_values(deal, contract, leader, ruleset=DEFAULT_RULESET) -> dict[str, tuple[int, int]]:
     return default_solver().card_values(deal, contract, leader, ruleset)
 
 
-def optimal_line(deal, contract, leader, ruleset="bazar") -> list[dict]:
+def optimal_line(deal, contract, leader, ruleset=DEFAULT_RULESET) -> list[dict]:
     return default_solver().optimal_line(deal, contract, leader, ruleset)
 
 
-def dd_table(deal, dealer=0, ruleset="bazar", capot=True) -> list[dict]:
+def dd_table(deal, dealer=0, ruleset=DEFAULT_RULESET, capot=True) -> list[dict]:
     return default_solver().dd_table(deal, dealer, ruleset, capot)
 
 
