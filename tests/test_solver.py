@@ -280,6 +280,17 @@ def test_mid_size_all_optimisations_off_vs_on():
         assert on.solve(hands, kind, leader).ns_points == off.solve(hands, kind, leader).ns_points
 
 
+def check_same_values(one, other, count, tricks, seed):
+    """``count`` random positions of ``tricks`` tricks (contract kinds in turn, random
+    leaders): solvers ``one`` and ``other`` give the same values."""
+    rng = np.random.default_rng(seed)
+    for i in range(count):
+        hands = random_position(rng, tricks)
+        kind, leader = i % 6, int(rng.integers(4))
+        got = one.solve(hands, kind, leader).ns_points
+        assert got == other.solve(hands, kind, leader).ns_points, (i, hands.tolist(), kind, leader)
+
+
 def check_full_deals_all_off_vs_on(count, seed):
     """``count`` random full deals (random dealers), every contract: plain alpha-beta
     (every enhancement off, full window) equals all on. Solved through the batch kernel,
@@ -535,13 +546,7 @@ def test_frozen_corpus(solver):
 @pytest.mark.slow
 def test_six_trick_positions_all_off_vs_all_on():
     """300 positions of 6 tricks: every enhancement off (plain alpha-beta) equals all on."""
-    on = Solver()
-    off = Solver(opts=0, method="full")
-    rng = np.random.default_rng(72)
-    for i in range(300):
-        hands = random_position(rng, 6)
-        kind, leader = i % 6, int(rng.integers(4))
-        assert on.solve(hands, kind, leader).ns_points == off.solve(hands, kind, leader).ns_points
+    check_same_values(Solver(), Solver(opts=0, method="full"), 300, tricks=6, seed=72)
 
 
 @pytest.mark.slow
@@ -549,13 +554,7 @@ def test_full_deals_optimised_vs_table_only():
     """300 full deals: all enhancements and bisection equal the table alone, full window."""
     from bazarsim.dd.search import O_TT
 
-    on = Solver()
-    plain = Solver(opts=O_TT, method="full")
-    rng = np.random.default_rng(71)
-    for i in range(300):
-        hands = random_position(rng, 8)
-        kind, leader = i % 6, int(rng.integers(4))
-        assert on.solve(hands, kind, leader).ns_points == plain.solve(hands, kind, leader).ns_points
+    check_same_values(Solver(), Solver(opts=O_TT, method="full"), 300, tricks=8, seed=71)
 
 
 @pytest.mark.slow
