@@ -92,9 +92,10 @@ def dd_tables_kernel(
     handful of deals keeps every thread busy (one heavy deal no longer holds a chunk of
     four). One worker per thread (``threads`` of them, the ``prange``) makes one search
     context and takes chunk after chunk from a shared counter until none is left. Values
-    and node counts never depend on what a table held before (entries of older
-    generations are invisible and count as free slots), so results are the same whatever
-    thread solves what.
+    never depend on what a table held before (entries of older generations are invisible
+    and count as free slots), so they are the same whatever thread solves what. Node
+    counts can differ a little on large positions: the hints' slots hash the generation,
+    which counts the searches a context ran before.
     """
     n = deals.shape[0]
     k = plays.points.shape[0]
