@@ -11,7 +11,10 @@ not); nodes per solve are exact and show what a change does to the search itself
 The copies are kept under ``.ab_cache/`` (one folder per package content, with its Numba
 cache), so a later run on the same code compiles nothing; the first run on new code
 compiles its copy (several minutes on a 2-core machine, not timed). Delete the folder to
-free the space.
+free the space. A copy's absolute imports (``from bazarsim.x import``) are renamed to the
+copy, and the solver is found in either layout (``dd.solver`` since the stage folders,
+``solver`` before them), so ``--base`` may be a revision from before the reorganisation
+(e.g. ``0dd8e98``).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import importlib
+import re
 import shutil
 import subprocess
 import sys
@@ -36,6 +40,10 @@ ROOT = Path(__file__).resolve().parent.parent
 CACHE = ROOT / ".ab_cache"
 
 
+# Where the solver's module lives, newest layout first (``solver`` before 88f8630).
+SOLVER_MODULES = ("dd.solver", "solver")
+
+
 def _copy_revision(rev: str, dest: Path) -> None:
     """The ``bazarsim`` package as committed at ``rev``, extracted to ``dest``."""
     data = subprocess.run(
@@ -44,6 +52,35 @@ def _copy_revision(rev: str, dest: Path) -> None:
     with tempfile.TemporaryDirectory() as tmp, tarfile.open(fileobj=BytesIO(data)) as tar:
         tar.extractall(tmp, filter="data")
         shutil.copytree(Path(tmp) / "bazarsim", dest)
+    _rename_imports(dest)
+
+
+def _copy_work(dest: Path) -> None:
+    """The working tree's ``bazarsim`` package, copied to ``dest``."""
+    shutil.copytree(ROOT / "bazarsim", dest, ignore=shutil.ignore_patterns("__pycache__"))
+    _rename_imports(dest)
+
+
+def _rename_imports(dest: Path) -> None:
+    """Point the copy's absolute imports of ``bazarsim`` at the copy (``dest.name``), so
+    that it never imports the installed package's modules."""
+    pattern = re.compile(r"^(\s*)(from|import) bazarsim\b", re.MULTILINE)
+    for f in dest.rglob("*.py"):
+        text = f.read_text()
+        new = pattern.sub(rf"\1\2 {dest.name}", text)
+        if new != text:
+            f.write_text(new)
+
+
+def _solver_class(package: str):
+    """The ``Solver`` class of a copy, in whichever layout it has."""
+    for module in SOLVER_MODULES:
+        try:
+            return importlib.import_module(f"{package}.{module}").Solver
+        except ModuleNotFoundError as exc:
+            if exc.name != f"{package}.{module}" and exc.name != f"{package}.dd":
+                raise
+    raise ModuleNotFoundError(f"no solver module in {package}")
 
 
 def _base_id(rev: str) -> str:
@@ -98,12 +135,11 @@ def main(argv: list[str] | None = None) -> int:
     numba.set_num_threads(1)
     homes = [
         _kept_copy("bz_base", _base_id(args.base), lambda d: _copy_revision(args.base, d)),
-        _kept_copy("bz_work", _work_id(), lambda d: shutil.copytree(
-            ROOT / "bazarsim", d, ignore=shutil.ignore_patterns("__pycache__"))),
+        _kept_copy("bz_work", _work_id(), _copy_work),
     ]
     sys.path[:0] = [str(h) for h in homes]
     try:
-        solvers = [importlib.import_module(f"{n}.solver").Solver() for n in ("bz_base", "bz_work")]
+        solvers = [_solver_class(n)() for n in ("bz_base", "bz_work")]
         sets = {s: deals(args.deals, seed=s) for s in args.seeds}
         for sv in solvers:  # compile, untimed
             sv.solve(sets[args.seeds[0]][0], 0, 1)
