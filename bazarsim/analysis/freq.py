@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from bazarsim.analysis.stats import wilson_interval, z_score
+from bazarsim.core.bits import popcount_array, suit_bytes
 from bazarsim.core.cards import SEATS
 from bazarsim.core.contracts import REFERENCE_TRUMP
 from bazarsim.core.errors import BazarsimError
@@ -29,20 +30,10 @@ from bazarsim.evaluate.odds import exact_odds, scoring_four_ranks
 from bazarsim.rules.rulesets import get_ruleset
 from bazarsim.store.parts import open_dataset, read_manifest, reading
 
-SUIT_MASK = np.uint32(0xFF)
-
-
-def _pop(x: np.ndarray) -> np.ndarray:
-    return np.bitwise_count(x).astype(np.int64)
-
-
-def _suit(h: np.ndarray, suit: int) -> np.ndarray:
-    return (h >> np.uint32(8 * suit)) & SUIT_MASK
-
 
 def _fours(h: np.ndarray) -> np.ndarray:
     """Rank mask of the ranks held in all four suits."""
-    return _suit(h, 0) & _suit(h, 1) & _suit(h, 2) & _suit(h, 3)
+    return suit_bytes(h, 0) & suit_bytes(h, 1) & suit_bytes(h, 2) & suit_bytes(h, 3)
 
 
 def _run(h: np.ndarray, length: int) -> np.ndarray:
@@ -61,10 +52,10 @@ def hand_features(ruleset) -> dict[str, Callable[[np.ndarray], np.ndarray]]:
     scoring = sum(1 << r for r in scoring_four_ranks(ruleset))
     feats: dict[str, Callable[[np.ndarray], np.ndarray]] = {
         "kq_any_suit": lambda h: (h & (h >> np.uint32(1)) & np.uint32(0x20202020)) != 0,
-        "kq_trump": lambda h: (_suit(h, t) >> np.uint32(q) & np.uint32(3)) == 3,
-        "jack_trump": lambda h: (_suit(h, t) >> np.uint32(j) & np.uint32(1)) == 1,
-        "nine_trump": lambda h: (_suit(h, t) >> np.uint32(nine) & np.uint32(1)) == 1,
-        "jack_nine_trump": lambda h: (_suit(h, t) & np.uint32(0x14)) == 0x14,
+        "kq_trump": lambda h: (suit_bytes(h, t) >> np.uint32(q) & np.uint32(3)) == 3,
+        "jack_trump": lambda h: (suit_bytes(h, t) >> np.uint32(j) & np.uint32(1)) == 1,
+        "nine_trump": lambda h: (suit_bytes(h, t) >> np.uint32(nine) & np.uint32(1)) == 1,
+        "jack_nine_trump": lambda h: (suit_bytes(h, t) & np.uint32(0x14)) == 0x14,
         "sequence_3plus": lambda h: _run(h, 3),
         "sequence_4plus": lambda h: _run(h, 4),
         "sequence_5plus": lambda h: _run(h, 5),
@@ -80,9 +71,9 @@ def hand_features(ruleset) -> dict[str, Callable[[np.ndarray], np.ndarray]]:
         bk = sum(1 << r for r in scoring_four_ranks(ruleset, bk=True))
         feats["four_of_a_kind_scoring_bk"] = lambda h: (_fours(h) & np.uint32(bk)) != 0
     for n in range(9):
-        feats[f"trumps_{n}"] = lambda h, n=n: _pop(_suit(h, t)) == n
+        feats[f"trumps_{n}"] = lambda h, n=n: popcount_array(suit_bytes(h, t)) == n
     for n in range(5):
-        feats[f"aces_{n}"] = lambda h, n=n: _pop(h & np.uint32(0x80808080)) == n
+        feats[f"aces_{n}"] = lambda h, n=n: popcount_array(h & np.uint32(0x80808080)) == n
     return feats
 
 
@@ -94,11 +85,11 @@ TABLE_FROM_HAND = {  # table feature -> hand feature held by some seat
     "four_eights_at_table": "four_eights",
 }
 SIDE_FEATURES = {  # held by the side (either partner), hearts as trump
-    "side_kq_trump": lambda a, b: (((_suit(a, REFERENCE_TRUMP) & 0x60) == 0x60)
-                                   | ((_suit(b, REFERENCE_TRUMP) & 0x60) == 0x60)),
-    "side_jack_nine_trump": lambda a, b: ((_suit(a | b, REFERENCE_TRUMP)) & 0x14) == 0x14,
-    "side_trumps_5plus": lambda a, b: _pop(_suit(a | b, REFERENCE_TRUMP)) >= 5,
-    "side_four_aces": lambda a, b: _pop((a | b) & np.uint32(0x80808080)) == 4,
+    "side_kq_trump": lambda a, b: (((suit_bytes(a, REFERENCE_TRUMP) & 0x60) == 0x60)
+                                   | ((suit_bytes(b, REFERENCE_TRUMP) & 0x60) == 0x60)),
+    "side_jack_nine_trump": lambda a, b: ((suit_bytes(a | b, REFERENCE_TRUMP)) & 0x14) == 0x14,
+    "side_trumps_5plus": lambda a, b: popcount_array(suit_bytes(a | b, REFERENCE_TRUMP)) >= 5,
+    "side_four_aces": lambda a, b: popcount_array((a | b) & np.uint32(0x80808080)) == 4,
 }
 
 

@@ -69,3 +69,16 @@ def highest_bit(mask):
 def suit_bits(hand, suit):
     """The byte of one suit of a hand (bit r = natural rank r)."""
     return np.int64((np.uint32(hand) >> np.uint32(8 * suit)) & np.uint32(0xFF))
+
+
+# NumPy forms of the same helpers, for arrays of hands in Python-level code (analysis).
+
+
+def popcount_array(x: np.ndarray) -> np.ndarray:
+    """Set bits of every element of an unsigned integer array, as int64."""
+    return np.bitwise_count(x).astype(np.int64)
+
+
+def suit_bytes(hands: np.ndarray, suit: int) -> np.ndarray:
+    """The byte of one suit of every hand of a ``uint32`` array (bit r = natural rank r)."""
+    return (hands >> np.uint32(8 * suit)) & np.uint32(0xFF)
