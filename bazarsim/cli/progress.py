@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
+from pathlib import Path
 
 from rich.console import Console
 from rich.progress import (
@@ -49,3 +50,48 @@ def deal_progress(quiet: bool, label: str) -> Iterator[Callable[[int, int], None
 
     with progress:
         yield update
+
+
+def solver_cached(batch: bool) -> bool:
+    """Whether Numba's cache holds the solver's compiled entry point (``batch``: the DD
+    tables kernel; else the single-position solve)."""
+    import numba
+
+    from bazarsim.dd import batch as batch_module
+    from bazarsim.dd import search
+
+    src = Path((batch_module if batch else search).__file__)
+    pattern = f"{src.stem}.{'dd_tables_kernel' if batch else 'solve_deal'}-*.nbi"
+    dirs = [src.parent / "__pycache__"]
+    if numba.config.CACHE_DIR:
+        dirs.append(Path(numba.config.CACHE_DIR))
+    return any(next(d.rglob(pattern), None) is not None for d in dirs if d.exists())
+
+
+def prepare_solver(quiet: bool, ruleset, kinds=None, batch: bool = True) -> None:
+    """Compile the solver before a long run when the cache does not have it yet, saying so
+    (a minute of silence looks like a hang): solves one deal under a spinner."""
+    if solver_cached(batch):
+        return
+    import time
+
+    import numpy as np
+
+    from bazarsim.deals.numbering import deal_from_number
+
+    hands = np.asarray(deal_from_number(0), np.uint32).reshape(1, 4)
+    console = Console(stderr=True)
+    t0 = time.perf_counter()
+    status = console.status("compiling the solver (first run after an install only, about a "
+                            "minute)...") if not quiet else nullcontext()
+    with status:
+        if batch:
+            from bazarsim.dd.batch import dd_tables
+
+            dd_tables(hands, ruleset=ruleset, kinds=kinds)
+        else:
+            from bazarsim.dd.solver import Solver
+
+            Solver().solve(hands[0], ruleset.kinds[0], 1, ruleset)
+    if not quiet:
+        console.print(f"solver compiled in {time.perf_counter() - t0:.0f} s (cached from now on)")

@@ -43,6 +43,9 @@ from bazarsim.store.schema import (
 )
 
 DEFAULT_CHUNK = 1 << 20
+# With DD tables (a few ms a deal) a chunk of 2^12 deals is 10 to 20 s of work: what a kill
+# can lose, and how often the progress bar moves.
+DEFAULT_DD_CHUNK = 1 << 12
 ROTATE = -1  # dealer mode: the dealer is the deal index mod 4
 
 
@@ -65,13 +68,16 @@ class Simulation:
     constraints: Constraints = field(default_factory=no_constraints)
     dealer: int = ROTATE
     kinds: tuple[int, ...] | None = None
-    chunk: int = DEFAULT_CHUNK
+    chunk: int | None = None  # deals per chunk; None: DEFAULT_CHUNK, or DEFAULT_DD_CHUNK
     compression: str = "zstd"
     columns: str = "full"
     first: int = 0  # first deal index: shards of one seed are runs over disjoint ranges
     writers: int = 2  # part files written in parallel per chunk (threads)
+    dd: bool = False  # solve every deal's DD table (points and capot) for each kind
 
     def __post_init__(self):
+        if self.chunk is None:
+            self.chunk = DEFAULT_DD_CHUNK if self.dd else DEFAULT_CHUNK
         if self.deals < 0:
             raise BazarsimError(f"--deals {self.deals}: must be >= 0")
         if self.first < 0:
@@ -108,6 +114,7 @@ class Simulation:
             "dealer": "rotate" if self.dealer < 0 else SEATS[self.dealer],
             "kinds": [KIND_NAMES[k] for k in self.kinds],
             "columns": self.columns,
+            **({"dd": True} if self.dd else {}),  # absent before DD columns existed
         }
 
     def check_feasible(self) -> None:
@@ -152,14 +159,33 @@ class Simulation:
                 points_and_declarations_kernel(flat, kind, T, points, decl)
                 for s, name in enumerate(SEATS):
                     cols[f"{name}_{kname}_points"] = points[s * n:(s + 1) * n]
+                    if self.dd:  # what the bid tables class a declarer's hand by
+                        cols[f"{name}_{kname}_declarations"] = decl[s * n:(s + 1) * n]
             deal_out = {f: np.empty(n, d) for f, d in DEAL_FIELDS}
             evaluate_deals_kernel(hands, dealers, kind, T, *deal_out.values())
-            for fld in (DEAL_COLUMNS if full else LEAN_DEAL_COLUMNS):
+            for fld in (DEAL_COLUMNS if full or self.dd else LEAN_DEAL_COLUMNS):
                 cols[f"{kname}_{fld}"] = deal_out[fld]
             if j == 0:
                 cols["redeal"] = deal_out["redeal"]
                 cols["cancelled"] = deal_out["cancelled"]
+        if self.dd:
+            cols.update(self.dd_columns(hands, dealers))
         return self.slice_range(pa.table(cols), 0, start, end)
+
+    def dd_columns(self, hands: np.ndarray, dealers: np.ndarray) -> dict[str, np.ndarray]:
+        """Per kind: ``{K}_dd_ns``, the card points N-S take with perfect play (first lead
+        from the dealer's left), and ``{K}_dd_capot``: 1 where N-S can take every trick,
+        2 where E-W can, else 0."""
+        from bazarsim.dd.batch import dd_tables
+
+        dd = dd_tables(hands, dealer=dealers, ruleset=self.ruleset, kinds=self.kinds)
+        cols = {}
+        for kind in self.kinds:
+            k = KIND_NAMES[kind]
+            cols[f"{k}_dd_ns"] = dd[f"{k}_ns_points"].astype(np.int16)
+            cols[f"{k}_dd_capot"] = (dd[f"{k}_capot_ns"].astype(np.int8)
+                                     + 2 * dd[f"{k}_capot_ew"].astype(np.int8))
+        return cols
 
     def slice_range(self, rows: pa.Table, offset: int, start: int, end: int) -> pa.Table:
         """Rows ``offset ..`` of ``rows`` for indices ``start .. end - 1``, with metadata."""
@@ -173,20 +199,14 @@ class Simulation:
         if params.get("schema_version") != SCHEMA_VERSION:
             raise BazarsimError(f"dataset schema version {params.get('schema_version')}: "
                                 f"this bazarsim reads version {SCHEMA_VERSION}")
-        base = get_ruleset(params["ruleset"])
-        current = base.options()
-        changed = {}
-        for key, value in params["options"].items():
-            if key in current and _plain(current[key]) != value:
-                changed[key] = _typed_like(value, current[key])
-        ruleset = base.with_options(**changed) if changed else base
+        ruleset = ruleset_from_params(params)
         cons = params["constraints"]
         constraints = parse_constraints([f"{s}:{c}" for s, c in cons["fix"].items()],
                                         cons["where"])
         sim = cls(deals=params["deals"], seed=params["seed"], first=params["first"],
                   ruleset=ruleset, constraints=constraints, dealer=parse_dealer(params["dealer"]),
                   kinds=tuple(parse_kind(k) for k in params["kinds"]),
-                  columns=params["columns"], **engine)
+                  columns=params["columns"], dd=params.get("dd", False), **engine)
         if sim.params() != params:
             raise BazarsimError("the manifest describes a run this bazarsim cannot rebuild")
         return sim
@@ -197,6 +217,17 @@ class Simulation:
         from bazarsim.engine.local import run_local
 
         return run_local(self, Path(out), progress, notice)
+
+
+def ruleset_from_params(params: dict) -> Ruleset:
+    """The ruleset, with its options, of a run's parameters (a dataset's manifest)."""
+    base = get_ruleset(params["ruleset"])
+    current = base.options()
+    changed = {}
+    for key, value in params.get("options", {}).items():
+        if key in current and _plain(current[key]) != value:
+            changed[key] = _typed_like(value, current[key])
+    return base.with_options(**changed) if changed else base
 
 
 def _typed_like(value, current):

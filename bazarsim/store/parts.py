@@ -164,6 +164,14 @@ def read_manifest(out: str | Path) -> dict:
                          "manifest cannot be repaired, simulate it again", str(path)) from None
 
 
+def read_manifest_or_none(out: str | Path) -> dict | None:
+    """The manifest, or None where there is none or it cannot be read."""
+    try:
+        return read_manifest(out)
+    except BazarsimError:
+        return None
+
+
 def repair_hint(out: str | Path) -> str:
     return f"repair it with: bazarsim verify {out} --repair"
 

@@ -10,6 +10,12 @@
   ``_ew`` (points that score), ``{kind}_bela_ns``, ``_ew``; per deal: ``redeal`` (four
   sevens) and ``cancelled`` (four eights).
 
+With DD tables (``simulate --dd``), per kind: ``{K}_dd_ns`` (card points N-S take with
+perfect play, first lead from the dealer's left; E-W take the rest of the deal's total)
+and ``{K}_dd_capot`` (1 where N-S can take every trick, 2 where E-W can, else 0); the
+lean set then also keeps ``{seat}_{K}_declarations`` and ``{K}_bela_ns`` / ``_ew``, what
+the bid tables need besides the hands.
+
 The ``lean`` column set keeps, besides the deal columns and hands, only
 ``{seat}_{kind}_points``, ``{kind}_declaration_side``, ``{kind}_declarations_ns`` /
 ``_ew``, ``redeal`` and ``cancelled``: what the hands alone do not give by a bit test
