@@ -63,8 +63,9 @@ OptionOpt = Annotated[
 ]
 
 
-def command(name: str, **kwargs):
-    """Register a CLI command whose user errors print one line and exit with code 2."""
+def command(name: str, group: typer.Typer | None = None, **kwargs):
+    """Register a CLI command (on ``app``, or on a sub-command ``group``) whose user errors
+    print one line and exit with code 2."""
 
     def decorate(fn):
         @functools.wraps(fn)
@@ -80,7 +81,7 @@ def command(name: str, **kwargs):
                 typer.echo("interrupted", err=True)
                 raise typer.Exit(130) from None
 
-        return app.command(name, **kwargs)(wrapper)
+        return (group or app).command(name, **kwargs)(wrapper)
 
     return decorate
 

@@ -1,4 +1,4 @@
-"""``bazarsim table freq DIR``: combination-frequency tables of a simulated dataset."""
+"""``bazarsim table freq|bids|compare DIR``: tables aggregated from a simulated dataset."""
 
 from __future__ import annotations
 
@@ -6,15 +6,17 @@ from typing import Annotated
 
 import typer
 
-from bazarsim.cli.common import Format, app, fail, print_frequency_table
+from bazarsim.analysis.bids import bid_table, compare_bids
+from bazarsim.cli.common import Format, app, command, emit_records, print_frequency_table
 from bazarsim.core.errors import BazarsimError
+from bazarsim.report.bids import bid_records, write_records_parquet
 
 table_app = typer.Typer(help="Tables aggregated from a simulated dataset (bazarsim simulate).",
                         no_args_is_help=True)
 app.add_typer(table_app, name="table")
 
 
-@table_app.command("freq")
+@command("freq", group=table_app)
 def freq_command(
     directory: Annotated[str, typer.Argument(help="Dataset directory written by simulate.")],
     by: Annotated[str | None, typer.Option("--by", help="Group by a column, e.g. dealer.")]
@@ -25,9 +27,84 @@ def freq_command(
 ) -> None:
     """Combination frequencies per hand, side and table: count, rate, Wilson interval,
     and, where `bazarsim odds` has it, the exact value and the z-score."""
+    if not 0 < confidence < 1:
+        raise BazarsimError(f"--confidence {confidence}: must be between 0 and 1")
+    print_frequency_table(directory, by, fmt, confidence)
+
+
+def _levels(text: str | None) -> list[int] | None:
+    """``8..12`` or ``8,9,10``."""
+    if not text:
+        return None
+    out: list[int] = []
     try:
-        if not 0 < confidence < 1:
-            raise BazarsimError(f"--confidence {confidence}: must be between 0 and 1")
-        print_frequency_table(directory, by, fmt, confidence)
-    except BazarsimError as exc:
-        fail(str(exc))
+        for part in text.replace(" ", "").split(","):
+            a, sep, b = part.partition("..")
+            out += list(range(int(a), int(b) + 1)) if sep else [int(a)]
+    except ValueError:
+        raise BazarsimError(f"bad --levels {text!r}: use e.g. 8..12 or 8,9,10", text) from None
+    return out
+
+
+def _list(items: list[str] | None) -> list[str] | None:
+    if not items:
+        return None
+    return [t for item in items for t in item.replace(",", " ").split()]
+
+
+ByOpt = Annotated[list[str] | None, typer.Option(
+    "--by", help="Class the declarer's hand by a feature, with buckets: e.g. "
+    "'points=0..19,20..39,40..', 'trumps=0..2,3,4,5..', 'jack', 'nine', 'aces', "
+    "'declarations=0,20..40,50..', 'bela', 'len_H=0..2,3..', 'position' (1 leads .. 4 "
+    "deals). Kind-dependent features use the bid's kind. Repeatable (classes cross).")]
+SeatOpt = Annotated[list[str] | None, typer.Option(
+    "--seat", help="Declarer seats to count (default all four: one DD table serves each).")]
+ContraOpt = Annotated[str, typer.Option("--contra", help="Score the bids with contra: none, "
+                                        "x (contra) or xx (recontra).")]
+
+
+@command("bids", group=table_app)
+def bids_command(
+    directory: Annotated[str, typer.Argument(help="Dataset written by simulate --dd.")],
+    by: ByOpt = None,
+    kind: Annotated[list[str] | None, typer.Option(
+        "--kind", help="Contract kinds, e.g. H or 'H,BK' (default: all simulated).")] = None,
+    levels: Annotated[str | None, typer.Option(
+        "--levels", help="Bid levels, e.g. 8..12 (default: lowest legal .. deal total / 10, "
+        "and a capot bid).")] = None,
+    seat: SeatOpt = None,
+    contra: ContraOpt = "none",
+    fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")]
+    = Format.table,
+    out: Annotated[str | None, typer.Option(
+        "--out", help="Also write the tidy table to this Parquet file.")] = None,
+    confidence: Annotated[float, typer.Option("--confidence", help="Interval level.")] = 0.95,
+) -> None:
+    """Bid success with perfect (double-dummy) play: for each class of declarer's hand and
+    each bid, n, P(make) with its Wilson interval, P(capot), the declaring side's total,
+    the expected score (declarers minus defenders) and the best bid of the class."""
+    if not 0 < confidence < 1:
+        raise BazarsimError(f"--confidence {confidence}: must be between 0 and 1")
+    rows = bid_table(directory, by=by, kinds=_list(kind), levels=_levels(levels),
+                     seats=_list(seat), contra=contra, confidence=confidence)
+    if out:
+        write_records_parquet(rows, out)
+    emit_records(bid_records(rows, fmt), fmt, title=f"Bids in {directory} (double dummy; "
+                 f"{100 * confidence:g}% Wilson intervals; score = declarers - defenders)")
+
+
+@command("compare", group=table_app)
+def compare_command(
+    directory: Annotated[str, typer.Argument(help="Dataset written by simulate --dd.")],
+    bid_a: Annotated[str, typer.Argument(help="First bid, e.g. 8BK.")],
+    bid_b: Annotated[str, typer.Argument(help="Second bid, e.g. 9H.")],
+    by: ByOpt = None,
+    seat: SeatOpt = None,
+    contra: ContraOpt = "none",
+    fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")]
+    = Format.table,
+) -> None:
+    """Two bids on the same deals and declarer seats: mean score difference A - B with its
+    paired standard error, and how often each scores better."""
+    rows = compare_bids(directory, bid_a, bid_b, by=by, seats=_list(seat), contra=contra)
+    emit_records(rows, fmt, title=f"{bid_a} against {bid_b} in {directory} (double dummy)")

@@ -1,0 +1,480 @@
+"""Bid-success tables: how often each bid makes, and what it scores, by the declarer's hand.
+
+Every deal of a DD-solved dataset (``simulate --dd``) is read four times, once with each
+seat as the possible declarer of each contract kind: play does not depend on who bid, so
+one DD table serves all four seats. For a declarer at seat ``s`` (side ``s & 1``) and a
+kind ``K``:
+
+* the side's card points are the DD value ``{K}_dd_ns`` (or the deal's total minus it);
+* its declarations and bela are those that count for it under the ruleset's precedence
+  rules (``{K}_declarations_ns`` / ``_ew``, ``{K}_bela_ns`` / ``_ew``);
+* tricks are 8 where the side can take every trick (``{K}_dd_capot``), 0 where the other
+  side can, and otherwise some of them (only 0 and 8 change a score);
+* "made" and the score are :func:`bazarsim.rules.scoring.score_deals`, the same rule
+  ``bazarsim score`` applies, for each bid of the kind (levels from the lowest legal one
+  to the deal total / 10, and a capot bid at the lowest level; in belote-fr and bela-hr
+  the contract of the kind itself).
+
+Hands are put in classes (``--by``) by features of the declarer's hand under ``K``, in the
+vocabulary of ``--where``: ``points``, ``trumps``, ``jack`` and ``nine`` (of trump),
+``aces``, ``declarations``, ``bela``, ``len_S`` .. ``len_C``, and ``position`` (1 for the
+player who leads to the first trick .. 4 for the dealer). The dataset is streamed in
+record batches and every figure accumulated per class with ``np.bincount``, so memory
+stays bounded whatever the number of deals.
+
+Double dummy means every card is known to everybody: defenders never err and declarers
+never guess, so P(make) is that of perfect play, not of a real table.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from bazarsim.analysis.stats import wilson_interval
+from bazarsim.core.bits import popcount_array, suit_bytes
+from bazarsim.core.cards import SEATS, parse_seat
+from bazarsim.core.contracts import KIND_NAMES, bid_text, parse_kind
+from bazarsim.core.errors import BazarsimError
+from bazarsim.engine.simulation import ruleset_from_params
+from bazarsim.rules.compiled import compiled_rules
+from bazarsim.rules.rulesets import Ruleset
+from bazarsim.rules.scoring import TRICKS, score_deals
+from bazarsim.store.parts import open_dataset, read_manifest, reading
+
+FEATURES = ("points", "trumps", "jack", "nine", "aces", "declarations", "bela", "len_S",
+            "len_H", "len_D", "len_C", "position")
+CONTRAS = {"none": 0, "x": 1, "xx": 2}
+MAX_TOTAL = 1024  # bound of a side's total (cards + declarations + bela) for histograms
+
+
+@dataclass(frozen=True)
+class Bid:
+    """A contract to evaluate: kind, level (0 where the ruleset has no levels), capot."""
+
+    kind: int
+    level: int
+    capot: bool = False
+
+    @property
+    def label(self) -> str:
+        return bid_text(self.level, self.kind, self.capot)
+
+
+def has_levels(rs: Ruleset) -> bool:
+    return rs.scoring.scheme in ("bazar", "bazar-blot")
+
+
+def ruleset_bids(rs: Ruleset, kinds: tuple[int, ...], levels: list[int] | None = None,
+                 capot: bool = True) -> list[Bid]:
+    """Every bid of the kinds: levels from the lowest legal one to the deal total / 10
+    (or ``levels``), and a capot bid; the kind alone in games without levels."""
+    bids = []
+    for kind in kinds:
+        rs.check_kind(kind)
+        if not has_levels(rs):
+            bids.append(Bid(kind, 0))
+            continue
+        low = rs.auction.min_level
+        high = rs.auction.max_level or rs.total_points(kind) // 10
+        for level in levels if levels is not None else range(low, high + 1):
+            if level < low or (rs.auction.max_level and level > rs.auction.max_level):
+                raise BazarsimError(f"level {level} is not a bid in ruleset {rs.name} "
+                                    f"(levels {low}..{high})", str(level))
+            bids.append(Bid(kind, level))
+        if capot and rs.auction.capot_bids:
+            bids.append(Bid(kind, low, capot=True))
+    return bids
+
+
+# --------------------------------------------------------------------------- classes
+
+
+@dataclass(frozen=True)
+class Classer:
+    """A hand feature cut into buckets: ``points=0..19,20..39,40..``; without buckets
+    every value is its own class."""
+
+    feature: str
+    buckets: tuple[tuple[int, int], ...] = ()  # inclusive (lo, hi); hi = BIG for "a.."
+
+    def labels(self, values: np.ndarray | None = None) -> list[str]:
+        if self.buckets:
+            return [_bucket_label(a, b) for a, b in self.buckets]
+        return [str(v) for v in range(self.size)]
+
+    @property
+    def size(self) -> int:
+        return len(self.buckets) if self.buckets else _RANGE[self.feature]
+
+    def index(self, values: np.ndarray) -> np.ndarray:
+        """Bucket of each value, -1 outside every bucket."""
+        if not self.buckets:
+            return np.where((values >= 0) & (values < self.size), values, -1)
+        out = np.full(values.shape, -1, np.int64)
+        for i, (a, b) in enumerate(self.buckets):
+            out[(values >= a) & (values <= b) & (out < 0)] = i
+        return out
+
+
+BIG = 1 << 30
+_RANGE = {"points": 200, "trumps": 9, "jack": 5, "nine": 5, "aces": 5, "declarations": 400,
+          "bela": 5, "len_S": 9, "len_H": 9, "len_D": 9, "len_C": 9, "position": 5}
+_BUCKET = re.compile(r"^\s*(-?\d*)\s*(\.\.)?\s*(-?\d*)\s*$")
+
+
+def _bucket_label(a: int, b: int) -> str:
+    if a == b:
+        return str(a)
+    return f"{a}.." if b >= BIG else f"{a}..{b}"
+
+
+def parse_by(text: str) -> Classer:
+    """``points``, ``trumps=0..2,3,4,5..``, ``position``."""
+    name, _, spec = text.partition("=")
+    name = name.strip()
+    if name not in FEATURES:
+        raise BazarsimError(f"--by {text!r}: unknown feature {name!r} (use "
+                            f"{', '.join(FEATURES)})", name)
+    buckets = []
+    for part in spec.split(",") if spec.strip() else []:
+        m = _BUCKET.match(part)
+        if not m or not (m.group(1) or m.group(3)):
+            raise BazarsimError(f"--by {text!r}: bad bucket {part!r} (use A, A..B, A.. or "
+                                "..B)", part)
+        lo = int(m.group(1)) if m.group(1) else -BIG
+        hi = int(m.group(3)) if m.group(3) else (BIG if m.group(2) else lo)
+        if not m.group(2):
+            hi = lo
+        if hi < lo:
+            raise BazarsimError(f"--by {text!r}: empty bucket {part!r}", part)
+        buckets.append((lo, hi))
+    return Classer(name, tuple(buckets))
+
+
+def hand_features(hands: np.ndarray, kind: int, rs: Ruleset, seat: int, dealers: np.ndarray,
+                  cols: dict[str, np.ndarray]) -> Callable[[str], np.ndarray]:
+    """The declarer's features under ``kind`` (computed on demand from hand bits and the
+    dataset's evaluation columns)."""
+    compiled = compiled_rules(rs)
+    hand = hands[:, seat]
+    k = KIND_NAMES[kind]
+    name = SEATS[seat]
+
+    def trump_bytes():
+        return [suit_bytes(hand, s) for s in range(4) if compiled.is_trump[kind, s]]
+
+    def feature(f: str) -> np.ndarray:
+        if f == "points":
+            return cols[f"{name}_{k}_points"].astype(np.int64)
+        if f == "declarations":
+            return cols[f"{name}_{k}_declarations"].astype(np.int64)
+        if f == "trumps":
+            return sum((popcount_array(b) for b in trump_bytes()), np.zeros(len(hand), np.int64))
+        if f in ("jack", "nine"):
+            bit = 4 if f == "jack" else 2
+            return sum(((b >> bit) & 1).astype(np.int64) for b in trump_bytes()) + np.zeros(
+                len(hand), np.int64)
+        if f == "aces":
+            return popcount_array(hand & np.uint32(0x80808080))
+        if f == "bela":
+            out = np.zeros(len(hand), np.int64)
+            for s in range(4):
+                if compiled.bela_suit[kind, s]:
+                    out += (suit_bytes(hand, s) & 0x60) == 0x60
+            return out
+        if f.startswith("len_"):
+            return popcount_array(suit_bytes(hand, "SHDC".index(f[-1])))
+        if f == "position":
+            return ((seat - dealers.astype(np.int64) - 1) % 4) + 1
+        raise BazarsimError(f"unknown feature {f!r}", f)
+
+    return feature
+
+
+# --------------------------------------------------------------------------- tables
+
+
+@dataclass
+class _Cell:
+    """Sums over the deals of one (class, bid)."""
+
+    n: np.ndarray
+    made: np.ndarray
+    capot: np.ndarray
+    score: np.ndarray
+    score2: np.ndarray
+    score_made: np.ndarray
+    score_failed: np.ndarray
+
+
+@dataclass
+class BidStudy:
+    """The inputs of a bid table: dataset, ruleset, bids, classes and filters."""
+
+    out: Path
+    manifest: dict
+    ruleset: Ruleset
+    bids: list[Bid]
+    classers: list[Classer]
+    seats: tuple[int, ...]
+    contra: int
+    kinds: tuple[int, ...] = field(default=())
+
+    @property
+    def n_classes(self) -> int:
+        return int(np.prod([c.size for c in self.classers])) if self.classers else 1
+
+
+def open_study(out: str | Path, by: list[str] | None = None, kinds: list[str] | None = None,
+               levels: list[int] | None = None, seats: list[str] | None = None,
+               contra: str = "none") -> BidStudy:
+    """Check a dataset and the study's options (one clear error for each bad input)."""
+    out = Path(out)
+    manifest = read_manifest(out)
+    if not manifest.get("dd"):
+        raise BazarsimError(f"{out} has no DD columns: simulate it with --dd", str(out))
+    rs = ruleset_from_params(manifest)
+    have = tuple(parse_kind(k) for k in manifest["kinds"])
+    want = tuple(parse_kind(k) for k in kinds) if kinds else have
+    for k in want:
+        rs.check_kind(k)
+        if k not in have:
+            raise BazarsimError(f"kind {KIND_NAMES[k]} was not simulated in {out} (it has "
+                                f"{' '.join(manifest['kinds'])})", KIND_NAMES[k])
+    if contra not in CONTRAS:
+        raise BazarsimError(f"--contra {contra!r}: use none, x or xx", contra)
+    if CONTRAS[contra] and not rs.auction.contra:
+        raise BazarsimError(f"ruleset {rs.name} has no contra", contra)
+    if levels is not None and not has_levels(rs):
+        raise BazarsimError(f"ruleset {rs.name} has no bid levels: drop --levels")
+    bids = ruleset_bids(rs, want, levels, capot=levels is None)
+    classers = [parse_by(b) for b in by or []]
+    seat_list = tuple(parse_seat(s) for s in seats) if seats else (0, 1, 2, 3)
+    return BidStudy(out, manifest, rs, bids, classers, seat_list, CONTRAS[contra], want)
+
+
+def declarer_rows(study: BidStudy, batch_size: int = 1 << 16) -> Iterator[dict]:
+    """For every record batch, seat and kind: the arrays a bid needs (streamed)."""
+    rs = study.ruleset
+    kinds = study.kinds
+    want = ["dealer", *SEATS]
+    for k in kinds:
+        kn = KIND_NAMES[k]
+        want += [f"{kn}_dd_ns", f"{kn}_dd_capot", f"{kn}_declarations_ns",
+                 f"{kn}_declarations_ew", f"{kn}_bela_ns", f"{kn}_bela_ew"]
+        want += [f"{s}_{kn}_points" for s in SEATS] + [f"{s}_{kn}_declarations" for s in SEATS]
+    dset = open_dataset(study.out)
+    missing = [c for c in want if c not in dset.schema.names]
+    if missing:
+        raise BazarsimError(f"{study.out} lacks columns {', '.join(missing[:4])}: simulate "
+                            "it again with --dd")
+    with reading(study.out):
+        for batch in dset.to_batches(columns=want, batch_size=batch_size):
+            cols = {c: batch.column(c).to_numpy(zero_copy_only=False) for c in want}
+            hands = np.stack([cols[s].astype(np.uint32) for s in SEATS], axis=1)
+            dealers = cols["dealer"]
+            for kind in kinds:
+                kn = KIND_NAMES[kind]
+                total = rs.total_points(kind)
+                dd_ns = cols[f"{kn}_dd_ns"].astype(np.int64)
+                cap = cols[f"{kn}_dd_capot"].astype(np.int64)
+                for seat in study.seats:
+                    side = seat & 1
+                    pts = np.stack([dd_ns, total - dd_ns], axis=1)
+                    tricks = np.full((len(dd_ns), 2), TRICKS // 2, np.int64)
+                    for s in (0, 1):  # who can take every trick takes every trick
+                        tricks[cap == s + 1, s] = TRICKS
+                        tricks[cap == s + 1, 1 - s] = 0
+                    decl = np.stack([cols[f"{kn}_declarations_ns"],
+                                     cols[f"{kn}_declarations_ew"]], 1).astype(np.int64)
+                    bela = np.stack([cols[f"{kn}_bela_ns"], cols[f"{kn}_bela_ew"]],
+                                    1).astype(np.int64)
+                    yield {
+                        "kind": kind, "seat": seat, "side": side, "points": pts,
+                        "tricks": tricks, "declarations": decl, "bela": bela,
+                        "capot_side": np.where(cap == 1, 0, np.where(cap == 2, 1, -1)),
+                        "side_total": pts[:, side] + decl[:, side] + bela[:, side],
+                        "feature": hand_features(hands, kind, rs, seat, dealers, cols),
+                    }
+
+
+def class_index(study: BidStudy, feature: Callable[[str], np.ndarray], n: int) -> np.ndarray:
+    """Mixed-radix class of each row (-1: outside every bucket of some feature)."""
+    idx = np.zeros(n, np.int64)
+    for c in study.classers:
+        b = c.index(feature(c.feature))
+        idx = np.where((idx < 0) | (b < 0), -1, idx * c.size + b)
+    return idx
+
+
+def bid_scores(study: BidStudy, row: dict, bid: Bid) -> tuple[np.ndarray, np.ndarray]:
+    """Made and the declaring side's score minus the defenders' for every row."""
+    side = row["side"]
+    n = len(row["side_total"])
+    res = score_deals(study.ruleset, level=bid.level, kind=bid.kind, declarer_side=side,
+                      points=row["points"], tricks=row["tricks"],
+                      declarations=row["declarations"], bela=row["bela"],
+                      contra=study.contra, capot_bid=bid.capot, check=False)
+    scores = res["scores"].reshape(n, 2)
+    return res["made"].reshape(n), scores[:, side] - scores[:, 1 - side]
+
+
+def bid_table(out: str | Path, by: list[str] | None = None, kinds: list[str] | None = None,
+              levels: list[int] | None = None, seats: list[str] | None = None,
+              contra: str = "none", confidence: float = 0.95,
+              batch_size: int = 1 << 16) -> list[dict]:
+    """Rows per (class, bid): n, P(make) with its Wilson interval, P(capot), the declaring
+    side's total (mean, SD, quartiles), the expected score (declarers minus defenders)
+    with its standard error, the break-even P(make), and the best bid of each class."""
+    study = open_study(out, by, kinds, levels, seats, contra)
+    m = study.n_classes
+    cells = {b: _Cell(*(np.zeros(m) for _ in range(7))) for b in study.bids}
+    hist = {k: np.zeros((m, MAX_TOTAL), np.int64) for k in study.kinds}
+    for row in declarer_rows(study, batch_size):
+        n = len(row["side_total"])
+        cls = class_index(study, row["feature"], n)
+        keep = cls >= 0
+        c = cls[keep]
+        tot = np.clip(row["side_total"][keep], 0, MAX_TOTAL - 1)
+        hist[row["kind"]] += np.bincount(c * MAX_TOTAL + tot, minlength=m * MAX_TOTAL).reshape(
+            m, MAX_TOTAL)
+        capot = (row["capot_side"] == row["side"])[keep]
+        for bid in study.bids:
+            if bid.kind != row["kind"]:
+                continue
+            made, diff = bid_scores(study, row, bid)
+            made, diff = made[keep], diff[keep].astype(np.float64)
+            cell = cells[bid]
+            cell.n += np.bincount(c, minlength=m)
+            cell.made += np.bincount(c, weights=made, minlength=m)
+            cell.capot += np.bincount(c, weights=capot, minlength=m)
+            cell.score += np.bincount(c, weights=diff, minlength=m)
+            cell.score2 += np.bincount(c, weights=diff * diff, minlength=m)
+            cell.score_made += np.bincount(c, weights=diff * made, minlength=m)
+            cell.score_failed += np.bincount(c, weights=diff * ~made, minlength=m)
+    return _rows(study, cells, hist, confidence)
+
+
+def _class_labels(study: BidStudy, ci: int) -> dict:
+    out = {}
+    for c in reversed(study.classers):
+        out[c.feature] = c.labels()[ci % c.size]
+        ci //= c.size
+    return dict(reversed(list(out.items())))
+
+
+def _quantile(h: np.ndarray, q: float) -> float:
+    total = h.sum()
+    return float(np.searchsorted(np.cumsum(h), q * total, side="left")) if total else math.nan
+
+
+def _rows(study: BidStudy, cells: dict, hist: dict, confidence: float) -> list[dict]:
+    rows = []
+    values = np.arange(MAX_TOTAL)
+    for ci in range(study.n_classes):
+        group = []
+        for bid in study.bids:
+            cell = cells[bid]
+            n = int(cell.n[ci])
+            if n == 0:
+                continue
+            h = hist[bid.kind][ci]
+            mean_total = float((h * values).sum() / h.sum())
+            sd_total = float(math.sqrt(max(0.0, (h * values * values).sum() / h.sum()
+                                           - mean_total ** 2)))
+            made = int(round(cell.made[ci]))
+            lo, hi = wilson_interval(made, n, confidence)
+            mean = cell.score[ci] / n
+            var = max(0.0, cell.score2[ci] / n - mean * mean)
+            failed = n - made
+            s_made = cell.score_made[ci] / made if made else math.nan
+            s_failed = cell.score_failed[ci] / failed if failed else math.nan
+            denom = s_made - s_failed
+            breakeven = (-s_failed / denom) if made and failed and denom > 0 else math.nan
+            row = _class_labels(study, ci)
+            row.update(kind=KIND_NAMES[bid.kind], level=bid.level, capot=bid.capot,
+                       bid=bid.label, n=n, made=made, p_make=made / n, ci_low=lo, ci_high=hi,
+                       p_capot=float(cell.capot[ci] / n), mean_total=mean_total,
+                       sd_total=sd_total, q1_total=_quantile(h, 0.25),
+                       median_total=_quantile(h, 0.5), q3_total=_quantile(h, 0.75),
+                       expected_score=float(mean),
+                       se_score=float(math.sqrt(var / n)) if n > 1 else math.nan,
+                       breakeven_p=float(breakeven), best=False, margin=math.nan)
+            group.append(row)
+        if group:
+            ranked = sorted(group, key=lambda r: -r["expected_score"])
+            ranked[0]["best"] = True
+            if len(ranked) > 1:
+                ranked[0]["margin"] = ranked[0]["expected_score"] - ranked[1]["expected_score"]
+        rows += group
+    return rows
+
+
+# --------------------------------------------------------------------------- compare
+
+
+def parse_bid(text: str, rs: Ruleset) -> Bid:
+    """``9H``, ``8BK``, ``9H-CAPOT``; ``H`` in games without levels."""
+    from bazarsim.rules.auction import parse_contract
+
+    c = parse_contract(text, 0, ruleset=rs)
+    return Bid(c.kind, c.level, c.capot)
+
+
+def compare_bids(out: str | Path, bid_a: str, bid_b: str, by: list[str] | None = None,
+                 seats: list[str] | None = None, contra: str = "none") -> list[dict]:
+    """Per class: on the same deals and declarer seats, the mean score difference A - B
+    (declarers minus defenders) with its paired standard error, and how often A scores
+    better, worse or the same. Classes use the features of A's kind."""
+    study = open_study(out, by, None, None, seats, contra)
+    a, b = parse_bid(bid_a, study.ruleset), parse_bid(bid_b, study.ruleset)
+    for bid in (a, b):
+        if bid.kind not in study.kinds:
+            raise BazarsimError(f"bid {bid.label}: kind not simulated in {study.out}",
+                                bid.label)
+    study.kinds = tuple(dict.fromkeys((a.kind, b.kind)))
+    m = study.n_classes
+    sums = {k: np.zeros(m) for k in ("n", "d", "d2", "better", "worse", "a", "b")}
+    pending: dict[int, dict] = {}
+    for row in declarer_rows(study):
+        key = row["seat"]
+        if row["kind"] == a.kind:
+            pending.setdefault(key, {})["a"] = row
+        if row["kind"] == b.kind:
+            pending.setdefault(key, {})["b"] = row
+        got = pending[key]
+        if "a" not in got or "b" not in got:
+            continue
+        ra, rb = got["a"], got["b"]
+        del pending[key]
+        n = len(ra["side_total"])
+        cls = class_index(study, ra["feature"], n)
+        keep = cls >= 0
+        c = cls[keep]
+        sa = bid_scores(study, ra, a)[1][keep].astype(np.float64)
+        sb = bid_scores(study, rb, b)[1][keep].astype(np.float64)
+        d = sa - sb
+        for name, w in (("n", None), ("d", d), ("d2", d * d), ("better", d > 0),
+                        ("worse", d < 0), ("a", sa), ("b", sb)):
+            sums[name] += np.bincount(c, weights=w, minlength=m)
+    rows = []
+    for ci in range(m):
+        n = int(sums["n"][ci])
+        if not n:
+            continue
+        mean = sums["d"][ci] / n
+        var = max(0.0, sums["d2"][ci] / n - mean * mean) * n / (n - 1) if n > 1 else math.nan
+        row = _class_labels(study, ci)
+        row.update(bid_a=a.label, bid_b=b.label, n=n,
+                   mean_a=float(sums["a"][ci] / n), mean_b=float(sums["b"][ci] / n),
+                   mean_diff=float(mean), se_diff=float(math.sqrt(var / n)) if n > 1 else math.nan,
+                   p_a_better=float(sums["better"][ci] / n), p_b_better=float(
+                       sums["worse"][ci] / n))
+        rows.append(row)
+    return rows

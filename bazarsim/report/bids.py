@@ -1,0 +1,53 @@
+"""Bid tables in their reading form (percent and rounded columns) and as tidy Parquet."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from bazarsim.report.records import Format
+
+
+def bid_records(rows: list[dict], fmt: Format) -> list[dict]:
+    """Rounded columns for reading (table, md); json and csv keep every raw value."""
+    if fmt not in (Format.table, Format.md):
+        return rows
+    out = []
+    for r in rows:
+        row = {k: v for k, v in r.items() if k not in _RAW}
+        row.update({
+            "bid": r["bid"],
+            "n": f"{r['n']:,}",
+            "make %": f"{100 * r['p_make']:.1f}",
+            "95% interval": f"{100 * r['ci_low']:.1f} .. {100 * r['ci_high']:.1f}",
+            "capot %": f"{100 * r['p_capot']:.1f}",
+            "total (mean, sd)": f"{r['mean_total']:.1f} ± {r['sd_total']:.1f}",
+            "quartiles": f"{r['q1_total']:.0f} / {r['median_total']:.0f} / "
+                         f"{r['q3_total']:.0f}",
+            "E[score]": f"{r['expected_score']:+.1f} ± {_num(r['se_score'], '.1f')}",
+            "break-even %": _num(100 * r["breakeven_p"], ".0f"),
+            "best": (f"best (+{r['margin']:.1f})" if not math.isnan(r["margin"]) else "best")
+            if r["best"] else "",
+        })
+        out.append(row)
+    return out
+
+
+_RAW = {"kind", "level", "capot", "bid", "n", "made", "p_make", "ci_low", "ci_high", "p_capot",
+        "mean_total", "sd_total", "q1_total", "median_total", "q3_total", "expected_score",
+        "se_score", "breakeven_p", "best", "margin"}
+
+
+def _num(v: float, spec: str) -> str:
+    return "" if v is None or (isinstance(v, float) and math.isnan(v)) else format(v, spec)
+
+
+def write_records_parquet(rows: list[dict], path: str | Path) -> None:
+    """The records as one tidy Parquet table (one row per record)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from bazarsim.store.parts import os_errors
+
+    with os_errors("write", path):
+        pq.write_table(pa.Table.from_pylist(rows), path)
