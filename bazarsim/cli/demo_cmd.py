@@ -14,15 +14,24 @@ from typing import Annotated
 import pandas as pd
 import typer
 
-from bazarsim.cli.common import DEFAULT_RULESET, Format, command, print_frequency_table
-from bazarsim.cli.progress import deal_progress
-from bazarsim.core.errors import BazarsimError
+from bazarsim.analysis.bids import bid_table
+from bazarsim.cli.common import (
+    DEFAULT_RULESET,
+    Format,
+    command,
+    emit_records,
+    print_frequency_table,
+)
+from bazarsim.cli.progress import deal_progress, prepare_solver
 from bazarsim.engine.simulation import Simulation
 from bazarsim.rules.rulesets import get_ruleset
-from bazarsim.store.parts import read_manifest
+from bazarsim.store.parts import read_manifest_or_none
 
 DEMO_DEALS = 3_000_000
 DEMO_SEED = 2026
+# The DD part: hearts only (one DD solve a deal), about a minute on 2 cores once compiled.
+DEMO_DD_DEALS = 20_000
+DEMO_DD_KIND = 1
 
 
 @command("demo")
@@ -31,19 +40,19 @@ def demo_command(
     seed: Annotated[int, typer.Option("--seed", "-s", help="Seed.")] = DEMO_SEED,
     out: Annotated[Path | None, typer.Option("--out", help="Dataset directory "
                                              "(default runs/demo-<seed>-<deals>).")] = None,
+    dd_deals: Annotated[int, typer.Option("--dd-deals", help="Deals of the double-dummy part "
+                        "(0: none).")] = DEMO_DD_DEALS,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
-    """Run the default job: simulate deals to Parquet, then print the frequency table."""
+    """Run the default job: simulate deals to Parquet and print the frequency table, then
+    solve a smaller run double dummy and print how often 8, 9 and 10 hearts make."""
     out = out or Path("runs") / f"demo-{seed}-{deals}"
     rs = get_ruleset(DEFAULT_RULESET)
     typer.echo(f"Simulating {deals:,} deals (seed {seed}, ruleset {DEFAULT_RULESET}, all "
                f"contract kinds) into {out}/ ...")
     sim = Simulation(deals=deals, seed=seed, ruleset=rs)
     if out.exists() and out.name.startswith("demo-"):
-        try:
-            old = read_manifest(out)
-        except BazarsimError:
-            old = None
+        old = read_manifest_or_none(out)
         if old != sim.params():  # an older demo (other version or options): start afresh
             typer.echo(f"Replacing {out}/: it holds an older demo dataset.")
             shutil.rmtree(out)
@@ -67,3 +76,36 @@ Open it in pandas:
     df = pd.read_parquet("{out}", columns=["number", "dealer", "N", "N_H_points"])
 Show any row's deal again: bazarsim deal <number>
 Same table as above: bazarsim table freq {out} [--by dealer] [--format md|csv|json]""")
+    if dd_deals:
+        _dd_part(dd_deals, seed, out.parent / f"demo-dd-{seed}-{dd_deals}", quiet)
+
+
+def _dd_part(deals: int, seed: int, out: Path, quiet: bool) -> None:
+    """Simulate ``deals`` with DD tables for hearts and print P(make) of 8/9/10 hearts by
+    the declarer's trump count and J/9 of trump."""
+    rs = get_ruleset(DEFAULT_RULESET)
+    sim = Simulation(deals=deals, seed=seed, ruleset=rs, kinds=(DEMO_DD_KIND,), columns="lean",
+                     dd=True)
+    typer.echo(f"\nSolving {deals:,} deals double dummy in hearts (seed {seed}) into {out}/ ...")
+    if out.exists() and read_manifest_or_none(out) != sim.params():
+        shutil.rmtree(out)
+    prepare_solver(quiet, rs, sim.kinds)
+    with deal_progress(quiet, "simulate --dd") as update:
+        summary = sim.run(out, progress=update)
+    if summary["written"]:
+        typer.echo(f"Solved {summary['written']:,} deals in {summary['seconds']:.1f} s "
+                   f"({summary['deals_per_second']:,.0f} deals/s).")
+    rows = bid_table(out, by=["trumps=0..2,3,4,5..", "jack", "nine"], kinds=["H"],
+                     levels=[8, 9, 10])
+    pivot: dict = {}
+    for r in rows:
+        key = (r["trumps"], r["jack"], r["nine"])
+        cell = pivot.setdefault(key, {"trumps": r["trumps"], "J of trump": "JH" if r["jack"]
+                                      == "1" else "-", "9 of trump": "9H" if r["nine"] == "1"
+                                      else "-", "hands": f"{r['n']:,}"})
+        cell[f"{r['bid']} makes %"] = f"{100 * r['p_make']:.0f}"
+    emit_records(list(pivot.values()), Format.table,
+                 title="Declarer's hand: how often 8, 9, 10 hearts make (double dummy, all four "
+                 "seats as declarer)")
+    typer.echo(f"Full bid table: bazarsim table bids {out} --by 'points=0..29,30..49,50..' "
+               f"--kind H\nWhich pays more: bazarsim table compare {out} 8H 9H --by trumps")
