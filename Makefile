@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: test test-all run bench reports lint clean
+.PHONY: test gate test-all run bench reports lint clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -12,11 +12,16 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test,lint]'
 	touch $(STAMP)
 
-## test: the default (fast) suite; slow cross-checks are marked and skipped here
+## test: what a newcomer runs: every test, with a sample of each full gate (minutes)
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
 
-## test-all: every test, including the long statistical and exhaustive ones
+## gate: the full correctness gates only (brute force, all-off solves, 100,000 hands,
+## 10 M deals against the exact odds); CI runs `make test` then `make gate`
+gate: $(STAMP)
+	$(BIN)/python -m pytest -q -m gate
+
+## test-all: both selections in one run
 test-all: $(STAMP)
 	$(BIN)/python -m pytest -q -m ''
 

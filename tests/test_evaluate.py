@@ -84,7 +84,7 @@ def test_hands_match_reference(name, opts):
         _check_against_naive(hands, kind, rs)
 
 
-@pytest.mark.slow
+@pytest.mark.gate
 @pytest.mark.parametrize("name,opts", VARIANTS)
 def test_hands_match_reference_100k(name, opts):
     """The acceptance gate: 100,000 random hands per contract kind and ruleset."""

@@ -1,5 +1,5 @@
 """Frequency tables: Wilson intervals, features against a plain-Python reference,
-aggregation of a dataset, and (slow) 10 million deals against the exact odds."""
+aggregation of a dataset, and (make gate) 10 million deals against the exact odds."""
 
 from __future__ import annotations
 
@@ -117,7 +117,7 @@ def test_table_of_a_small_dataset(tmp_path):
     assert all(r["exact"] is None and r["z"] is None for r in by_side)
 
 
-@pytest.mark.slow
+@pytest.mark.gate
 def test_ten_million_deals_agree_with_exact_odds(tmp_path):
     Simulation(deals=10_000_000, seed=2026, kinds=(1,), columns="lean").run(tmp_path)
     rows = frequency_table(tmp_path, confidence=0.999)

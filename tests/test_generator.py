@@ -116,7 +116,7 @@ def test_uniform_card_by_seat_and_pairs():
     _uniformity(200_000, 11)
 
 
-@pytest.mark.slow
+@pytest.mark.gate
 def test_uniform_ten_million():
     _uniformity(10_000_000, 12)
 

@@ -1,11 +1,13 @@
 """Double-dummy solver against the brute-force reference (tests/naive_play.py).
 
-Default selection: the full gate (3,000 positions of 1-5 tricks per contract kind and
-ruleset, the reference run on every core), every flag of RULES.md section 3 pinned,
+Default selection (make test): a sample of the brute-force gate (300 positions of 1-5
+tricks per contract kind and ruleset, the reference run on every core), every flag of
+RULES.md section 3 pinned,
 legal-card cross-check, threshold/capot consistency, batch vs single solves, all
 optimisations off vs on on mid-size positions and on two full deals, the frozen corpus.
-``slow``: 300 six-trick positions and 240 full-deal solves with every enhancement off
-against all on, 300 full deals against the table alone.
+``gate`` (make gate): the full brute-force gate (3,000 positions each), 300 six-trick
+positions and 240 full-deal solves with every enhancement off against all on, 300 full
+deals against the table alone.
 """
 
 from __future__ import annotations
@@ -109,26 +111,28 @@ def ref_pool():
         yield pool
 
 
-def gate(solver, rs_name, kind, count, seed, weights, pool=None):
+def gate(solver, rs_name, kind, count, seed, weights, pool=None, options=None, rules=None):
     """``count`` random positions (sizes drawn with ``weights`` for 1, 2, ... tricks):
     the solver against the brute-force reference, whose values are computed first (in
-    ``pool`` when given), the capot from the trick count up to 3 tricks."""
-    rs = get_ruleset(rs_name)
+    ``pool`` when given), the capot from the trick count up to 3 tricks. ``options``
+    change the ruleset and ``rules`` the reference's legal-play flags alike."""
+    rs = get_ruleset(rs_name, **(options or {}))
     rng = np.random.default_rng(seed)
     sizes = rng.choice(np.arange(1, len(weights) + 1), size=count, p=weights)
     positions = []
     for k in sizes:
         hands = random_position(rng, int(k))
         positions.append((hands, int(rng.integers(4)), k <= 3))
-    jobs = [naive_job(h, ld, kind, rs_name) for h, ld, _ in positions]
-    jobs += [naive_job(h, ld, kind, rs_name, score="tricks") for h, ld, cap in positions if cap]
+    jobs = [naive_job(h, ld, kind, rs_name, rules) for h, ld, _ in positions]
+    jobs += [naive_job(h, ld, kind, rs_name, rules, score="tricks")
+             for h, ld, cap in positions if cap]
     refs = list(pool.map(NP.minimax_job, jobs, chunksize=32) if pool else map(NP.minimax_job, jobs))
     tricks = iter(refs[len(positions):])
     # the probes' random thresholds come from a stream of their own
     probe_rng = np.random.default_rng(seed + 1)
     for (hands, leader, cap), ref in zip(positions, refs[: len(positions)], strict=True):
-        check_position(solver, hands, leader, kind, rs, rs_name, probe_rng, capot=cap, ref=ref,
-                       tricks_ns=next(tricks) if cap else None)
+        check_position(solver, hands, leader, kind, rs, rs_name, probe_rng, rules=rules,
+                       capot=cap, ref=ref, tricks_ns=next(tricks) if cap else None)
 
 
 # --------------------------------------------------------------------------- fast gates
@@ -137,16 +141,49 @@ def gate(solver, rs_name, kind, count, seed, weights, pool=None):
 FULL_GATE = [(rs, k) for rs in RULESETS for k in get_ruleset(rs).kinds]
 
 
+GATE_WEIGHTS = [0.3, 0.3, 0.33, 0.0697, 0.0003]
+
+
+@pytest.mark.gate
 @pytest.mark.parametrize(("rs_name", "kind"), FULL_GATE)
 def test_brute_force_full_gate(solver, ref_pool, rs_name, kind):
-    """3,000 positions of 1-5 tricks for this contract kind and ruleset.
+    """3,000 positions of 1-5 tricks for this contract kind and ruleset (make gate).
 
     Weighted to small positions: brute force of one 5-trick position takes ~10 s in
     plain Python, so only about one in 3,000 has 5 tricks and 7 % have 4. The reference
     runs on every core (``ref_pool``).
     """
     gate(solver, rs_name, kind, 3000, seed=1000 + 10 * kind + len(rs_name),
-         weights=[0.3, 0.3, 0.33, 0.0697, 0.0003], pool=ref_pool)
+         weights=GATE_WEIGHTS, pool=ref_pool)
+
+
+# bazar-blot with 001's reading of a trump lead: follow with a trump, not necessarily a
+# higher one (play.overtake_on_trump_lead off, under-trumping still required; issue #33)
+BLOT_NO_OVERTAKE = {"play.overtake_on_trump_lead": False}
+BLOT_NO_OVERTAKE_RULES = dict(NP.RULES["bazar-blot"], overtake_trump=False)
+
+
+@pytest.mark.gate
+@pytest.mark.parametrize("kind", [1, 3, 4])
+def test_brute_force_gate_bazar_blot_no_overtake(solver, ref_pool, kind):
+    """The full gate (3,000 positions) for bazar-blot without the duty to go higher on a
+    trump lead (make gate)."""
+    gate(solver, "bazar-blot", kind, 3000, seed=2000 + kind, weights=GATE_WEIGHTS,
+         pool=ref_pool, options=BLOT_NO_OVERTAKE, rules=BLOT_NO_OVERTAKE_RULES)
+
+
+@pytest.mark.parametrize("kind", [1, 4])
+def test_brute_force_sample_bazar_blot_no_overtake(solver, ref_pool, kind):
+    """300 positions of the same (make test)."""
+    gate(solver, "bazar-blot", kind, 300, seed=2000 + kind, weights=GATE_WEIGHTS,
+         pool=ref_pool, options=BLOT_NO_OVERTAKE, rules=BLOT_NO_OVERTAKE_RULES)
+
+
+@pytest.mark.parametrize(("rs_name", "kind"), FULL_GATE)
+def test_brute_force_sample(solver, ref_pool, rs_name, kind):
+    """300 positions drawn as the full gate draws them (make test's sample of it)."""
+    gate(solver, rs_name, kind, 300, seed=1000 + 10 * kind + len(rs_name),
+         weights=GATE_WEIGHTS, pool=ref_pool)
 
 
 @pytest.mark.parametrize("flag", list(FLAG_OPTIONS))
@@ -308,7 +345,7 @@ def check_full_deals_all_off_vs_on(count, seed):
 
 
 def test_full_deals_all_off_vs_all_on_smoke():
-    """Two full deals, 12 solves (about 12 s on 2 cores; the slow selection runs 40)."""
+    """Two full deals, 12 solves (about 12 s on 2 cores; make gate runs 40)."""
     check_full_deals_all_off_vs_on(2, seed=82)
 
 
@@ -539,17 +576,17 @@ def test_frozen_corpus(solver):
         assert (sol.ns_points, sol.ew_points) == (r["ns_points"], r["ew_points"]), r
 
 
-# --------------------------------------------------------------------------- slow gates
+# --------------------------------------------------------------------------- full gates (make gate)
 
 
 
-@pytest.mark.slow
+@pytest.mark.gate
 def test_six_trick_positions_all_off_vs_all_on():
     """300 positions of 6 tricks: every enhancement off (plain alpha-beta) equals all on."""
     check_same_values(Solver(), Solver(opts=0, method="full"), 300, tricks=6, seed=72)
 
 
-@pytest.mark.slow
+@pytest.mark.gate
 def test_full_deals_optimised_vs_table_only():
     """300 full deals: all enhancements and bisection equal the table alone, full window."""
     from bazarsim.dd.search import O_TT
@@ -557,7 +594,7 @@ def test_full_deals_optimised_vs_table_only():
     check_same_values(Solver(), Solver(opts=O_TT, method="full"), 300, tricks=8, seed=71)
 
 
-@pytest.mark.slow
+@pytest.mark.gate
 def test_full_deals_all_off_vs_all_on():
     """40 full deals x 6 contracts = 240 solves, every enhancement off against all on
     (13 M to 125 M+ nodes a solve off: about 15 minutes on 2 cores)."""
