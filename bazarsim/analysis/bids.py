@@ -313,16 +313,24 @@ def class_index(study: BidStudy, feature: Callable[[str], np.ndarray], n: int) -
     return idx
 
 
-def bid_scores(study: BidStudy, row: dict, bid: Bid) -> tuple[np.ndarray, np.ndarray]:
-    """Made and the declaring side's score minus the defenders' for every row."""
+def bid_scores(study: BidStudy, row: dict, bids: list[Bid]) -> tuple[np.ndarray, np.ndarray]:
+    """Made and the declaring side's score minus the defenders', ``[len(bids), n]``: every
+    bid of the row's kind scored in one call over the rows repeated once per bid."""
     side = row["side"]
     n = len(row["side_total"])
-    res = score_deals(study.ruleset, level=bid.level, kind=bid.kind, declarer_side=side,
-                      points=row["points"], tricks=row["tricks"],
-                      declarations=row["declarations"], bela=row["bela"],
-                      contra=study.contra, capot_bid=bid.capot, check=False)
-    scores = res["scores"].reshape(n, 2)
-    return res["made"].reshape(n), scores[:, side] - scores[:, 1 - side]
+    b = len(bids)
+    res = score_deals(study.ruleset,
+                      level=np.repeat([x.level for x in bids], n),
+                      kind=np.repeat([x.kind for x in bids], n),
+                      declarer_side=side,
+                      points=np.tile(row["points"], (b, 1)),
+                      tricks=np.tile(row["tricks"], (b, 1)),
+                      declarations=np.tile(row["declarations"], (b, 1)),
+                      bela=np.tile(row["bela"], (b, 1)),
+                      contra=study.contra,
+                      capot_bid=np.repeat([x.capot for x in bids], n), check=False)
+    scores = res["scores"].reshape(b, n, 2)
+    return res["made"].reshape(b, n), scores[:, :, side] - scores[:, :, 1 - side]
 
 
 def bid_table(out: str | Path, by: list[str] | None = None, kinds: list[str] | None = None,
@@ -345,15 +353,16 @@ def bid_table(out: str | Path, by: list[str] | None = None, kinds: list[str] | N
         hist[row["kind"]] += np.bincount(c * MAX_TOTAL + tot, minlength=m * MAX_TOTAL).reshape(
             m, MAX_TOTAL)
         capot = (row["capot_side"] == row["side"])[keep]
-        for bid in study.bids:
-            if bid.kind != row["kind"]:
-                continue
-            made, diff = bid_scores(study, row, bid)
-            made, diff = made[keep], diff[keep].astype(np.float64)
+        bids = [bid for bid in study.bids if bid.kind == row["kind"]]
+        made_all, diff_all = bid_scores(study, row, bids)
+        counts = np.bincount(c, minlength=m)
+        capots = np.bincount(c, weights=capot, minlength=m)
+        for j, bid in enumerate(bids):
+            made, diff = made_all[j][keep], diff_all[j][keep].astype(np.float64)
             cell = cells[bid]
-            cell.n += np.bincount(c, minlength=m)
+            cell.n += counts
             cell.made += np.bincount(c, weights=made, minlength=m)
-            cell.capot += np.bincount(c, weights=capot, minlength=m)
+            cell.capot += capots
             cell.score += np.bincount(c, weights=diff, minlength=m)
             cell.score2 += np.bincount(c, weights=diff * diff, minlength=m)
             cell.score_made += np.bincount(c, weights=diff * made, minlength=m)
@@ -457,8 +466,8 @@ def compare_bids(out: str | Path, bid_a: str, bid_b: str, by: list[str] | None =
         cls = class_index(study, ra["feature"], n)
         keep = cls >= 0
         c = cls[keep]
-        sa = bid_scores(study, ra, a)[1][keep].astype(np.float64)
-        sb = bid_scores(study, rb, b)[1][keep].astype(np.float64)
+        sa = bid_scores(study, ra, [a])[1][0][keep].astype(np.float64)
+        sb = bid_scores(study, rb, [b])[1][0][keep].astype(np.float64)
         d = sa - sb
         for name, w in (("n", None), ("d", d), ("d2", d * d), ("better", d > 0),
                         ("worse", d < 0), ("a", sa), ("b", sb)):
