@@ -24,6 +24,7 @@ from bazarsim.dd.search import (
     M_AUTO,
     O_ALL,
     S_NODES,
+    ZERO,
     new_context,
     reach_deal,
     solve_deal,
@@ -144,10 +145,12 @@ def _solve_item(
         # when the exact value gives it everything, so most probes are skipped.
         if v == total:
             capot[d, j, 0] = reach_deal(
-                hands, lead, 0, popcount32(hands[0]), play_of_kind(capot_plays, j), ctx
+                hands, lead, ZERO, popcount32(hands[0]), play_of_kind(capot_plays, j), ctx
             )
         if v == 0:
-            capot[d, j, 1] = not reach_deal(hands, lead, 0, 1, play_of_kind(capot_plays, j), ctx)
+            capot[d, j, 1] = not reach_deal(
+                hands, lead, ZERO, ZERO + 1, play_of_kind(capot_plays, j), ctx
+            )
 
 
 def dd_tables(

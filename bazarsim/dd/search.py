@@ -126,6 +126,11 @@ METHOD_NAMES = {"mtdf": M_MTDF, "bisect": M_BISECT, "full": M_FULL, "auto": M_AU
 # size; a name of its own so that the default can change without changing callers.
 
 # Slots of the ``stats`` vector.
+# Pass ZERO, ZERO - 1... rather than literal ints to the jitted entry points: Numba
+# compiles a function again for every distinct literal argument (Literal[int](0) and
+# int64 are two signatures), and the search core is the costliest thing to compile.
+ZERO = np.int64(0)
+
 S_GEN = 0
 S_NODES = 1
 S_OPTS = 2
@@ -1659,8 +1664,8 @@ def solve_deal(hands, leader, play, ctx, method):
     (the Python API's ``solve``; each call from Python costs a few microseconds)."""
     new_search(ctx)
     cards = np.zeros(4, np.int64)
-    v = exact_value(hands, leader, cards, 0, play, ctx, method, -1)
-    return v, points_left(hands, leader, 0, play.points, play.rules, ctx)
+    v = exact_value(hands, leader, cards, ZERO, play, ctx, method, ZERO - 1)
+    return v, points_left(hands, leader, ZERO, play.points, play.rules, ctx)
 
 
 @nb.njit(cache=True)
@@ -1670,10 +1675,10 @@ def reach_deal(hands, leader, side, target, play, ctx):
     new_search(ctx)
     cards = np.zeros(4, np.int64)
     if side == 0:
-        return reaches(hands, leader, cards, 0, target, play, ctx)
+        return reaches(hands, leader, cards, ZERO, target, play, ctx)
     # E-W >= T  <=>  N-S <= total - T  <=>  not N-S >= total - T + 1
-    total = points_left(hands, leader, 0, play.points, play.rules, ctx)
-    return not reaches(hands, leader, cards, 0, total - target + 1, play, ctx)
+    total = points_left(hands, leader, ZERO, play.points, play.rules, ctx)
+    return not reaches(hands, leader, cards, ZERO, total - target + 1, play, ctx)
 
 
 # ``O_ROOTLOOK`` acts from this many cards a hand (smaller searches gain nothing from it)
@@ -1714,11 +1719,11 @@ def _exact(work, leader, n, upper, lp, ls, lo, la, rules, ctx, method, guess):
     if method == M_AUTO:
         method = M_FULL
     if method == M_FULL:
-        return alphabeta(work, leader, 0, n, -1, upper + 1, lp, ls, lo, la, rules, ctx)
+        return alphabeta(work, leader, ZERO, n, ZERO - 1, upper + 1, lp, ls, lo, la, rules, ctx)
     if method == M_BISECT:
         while lower < upper:
             mid = (lower + upper + 1) // 2
-            g = alphabeta(work, leader, 0, n, mid - 1, mid, lp, ls, lo, la, rules, ctx)
+            g = alphabeta(work, leader, ZERO, n, mid - 1, mid, lp, ls, lo, la, rules, ctx)
             if g >= mid:
                 lower = g
             else:
@@ -1729,7 +1734,7 @@ def _exact(work, leader, n, upper, lp, ls, lo, la, rules, ctx, method, guess):
         g = upper
     while lower < upper:
         beta = g if g > lower else lower + 1
-        g = alphabeta(work, leader, 0, n, beta - 1, beta, lp, ls, lo, la, rules, ctx)
+        g = alphabeta(work, leader, ZERO, n, beta - 1, beta, lp, ls, lo, la, rules, ctx)
         if g < beta:
             upper = g
         else:
@@ -1747,6 +1752,6 @@ def reaches(hands, leader, trick_cards, n, target, play, ctx):
     if target <= 0:
         return True
     _seed_root_lead(work, leader, n, lp, ls, la, rules, ctx)
-    g = alphabeta(work, leader, 0, n, target - 1, target, lp, ls, lo, la, rules, ctx)
+    g = alphabeta(work, leader, ZERO, n, target - 1, target, lp, ls, lo, la, rules, ctx)
     ctx.stats[S_ROOT] = -1
     return g >= target
