@@ -7,10 +7,10 @@ The solver is compiled afresh with ``NUMBA_DEBUGINFO=1`` in a throw-away cache s
 its object code (with DWARF line tables) can be taken from the process; ``perf record``
 samples a run of exact solves; each sampled address inside ``alphabeta`` or
 ``three_tricks`` (compiled as a function of its own) is mapped to its source line through
-``objdump -d -l``. Numba names inlined callees' lines after the
-caller's file, so a line number is shown with the function it falls in in each solver
-module (``search.py`` and ``play.py``). Compilation (afresh, with debug info) takes about
-seven minutes on a 2-core machine and is not counted.
+``objdump -d -l``. Numba names inlined callees' lines after the caller's file, so a line
+number is shown with the function it falls in in each module the search inlines from
+(``dd/search.py``, ``rules/play.py``, ``core/bits.py``). Compilation (afresh, with debug
+info) takes about seven minutes on a 2-core machine and is not counted.
 """
 
 from __future__ import annotations
@@ -28,7 +28,13 @@ import sys
 import tempfile
 from pathlib import Path
 
-SOLVER = Path(__file__).resolve().parent.parent / "bazarsim" / "solver"
+ROOT = Path(__file__).resolve().parent.parent
+# the modules whose functions are inlined into the kernels, by the name shown
+SOURCES = {
+    "search.py": ROOT / "bazarsim" / "dd" / "search.py",
+    "play.py": ROOT / "bazarsim" / "rules" / "play.py",
+    "bits.py": ROOT / "bazarsim" / "core" / "bits.py",
+}
 # the search kernel and the functions it calls without inlining them
 KERNELS = ("alphabeta", "three_tricks")
 
@@ -103,8 +109,8 @@ def _report(out: Path, top: int) -> None:
                 break
     if inside == 0:
         sys.exit("no samples fell inside the kernel (is perf allowed to sample this process?)")
-    mods = {name: (_functions(SOLVER / name), (SOLVER / name).read_text().splitlines())
-            for name in ("search.py", "play.py")}
+    mods = {name: (_functions(path), path.read_text().splitlines())
+            for name, path in SOURCES.items()}
     print(f"{len(ips)} samples, {inside} in {', '.join(KERNELS)} ({inside / len(ips):.0%})\n")
     print("share  compiled function (with what is inlined into it)")
     for sym, n in per_symbol.most_common():
@@ -113,7 +119,7 @@ def _report(out: Path, top: int) -> None:
     by_fn: collections.Counter[str] = collections.Counter()
     for line, n in lines.items():
         by_fn[_where(line, mods)] += n
-    print("share  function (search.py | play.py, where the line number falls)")
+    print(f"share  function ({' | '.join(SOURCES)}, where the line number falls)")
     for name, n in by_fn.most_common(25):
         print(f"{n / inside:6.1%}  {name}")
     print("\nshare   line  function: source")
@@ -154,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
         cmd = ["perf", "record", "-q", "-o", str(out / "perf.data"), "--", sys.executable, "-m",
                "benchmarks.profile_solver", "--child", str(out), "--reps", str(args.reps),
                "--seeds", *map(str, args.seeds)]
-        subprocess.run(cmd, check=True, env=env, cwd=SOLVER.parent.parent)
+        subprocess.run(cmd, check=True, env=env, cwd=ROOT)
         _report(out, args.top)
     return 0
 
