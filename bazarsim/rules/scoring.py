@@ -356,6 +356,165 @@ def _sai(points, up_from):
     return q + (1 if points - 10 * q >= up_from else 0)
 
 
+@nb.njit(cache=True, inline="always")
+def score_row(params, totals, level, kind, side, contra, capot_bid, points0, points1, tricks0,
+              tricks1, decl0, decl1, bela0, bela1):
+    """The contract rule and the score of one deal: ``(made, margin, score NS, score EW,
+    capot side, carry)``; the one implementation behind :func:`score_deals` and the bid
+    tables' aggregation."""
+    scheme = params[P_SCHEME]
+    mg = 0
+    cy = 0
+    b = side
+    d = 1 - b
+    k = kind
+    c = contra
+    vk = k == VK
+    p0 = points0
+    p1 = points1
+    d0 = decl0
+    d1 = decl1
+    e0 = bela0
+    e1 = bela1
+    if k == BK:  # no bela in BK (the bulk check refuses one; unchecked, it never counts)
+        e0 = 0
+        e1 = 0
+    cs = -1
+    if tricks0 == TRICKS:
+        cs = 0
+    elif tricks1 == TRICKS:
+        cs = 1
+    if cs >= 0 and params[P_TRICKLESS] != 0:
+        if params[P_TRICKLESS] == 2:
+            if cs == 0:
+                d0 += d1
+                e0 += e1
+            else:
+                d1 += d0
+                e1 += e0
+        if cs == 0:
+            d1 = 0
+            e1 = 0
+        else:
+            d0 = 0
+            e0 = 0
+    pb = p0 if b == 0 else p1
+    pd = p1 if b == 0 else p0
+    db = d0 if b == 0 else d1
+    dd = d1 if b == 0 else d0
+    eb = e0 if b == 0 else e1
+    ed = e1 if b == 0 else e0
+    mult = 1
+    if c == 1:
+        mult = params[P_CONTRA]
+    elif c == 2:
+        mult = params[P_RECONTRA]
+    bid_score = 0
+    def_score = 0
+    if scheme <= 1:
+        tot = pb + db + eb
+        if params[P_CAPOT_LEVEL] and cs == b:
+            tot += params[P_CAPOT_BONUS]
+        req = 10 * level
+        ok = tot >= req and (tricks0 if b == 0 else tricks1) > 0
+        if capot_bid and (tricks0 if b == 0 else tricks1) != TRICKS:
+            ok = False
+        mg = tot - req
+        if not ok and mg >= 0:
+            mg = -1
+        any_capot = cs >= 0 or (capot_bid and params[P_FAILED_CAPOT_CAPOT] != 0)
+        if scheme == 0:  # bazar
+            if params[P_BIG]:
+                base = params[P_VK_DEAL] if vk else params[P_DEAL]
+                extra = (params[P_VK_CAPOT] if vk else params[P_CAPOT]) - base
+                if params[P_ROUNDING] == 2:
+                    sd = _sai(pd, 6)
+                    sb = base - sd
+                else:
+                    up = 5 if params[P_ROUNDING] == 1 else 6
+                    sb = _sai(pb, up)
+                    sd = _sai(pd, up)
+                db //= 10
+                dd //= 10
+                eb //= 10
+                ed //= 10
+            else:
+                base = totals[k]
+                extra = params[P_CAPOT_BONUS]
+                sb = pb
+                sd = pd
+            if ok:
+                ob = sb + db + eb + (extra if cs == b else 0)
+                od = sd + dd + ed + (extra if cs == d else 0)
+                if c > 0 and params[P_ALL_TO_BIDDERS]:
+                    bid_score = (ob + od) * mult
+                else:
+                    bid_score = ob * mult
+                    def_score = od * mult
+            else:
+                keep = 0 if params[P_BELA_DEF] else eb
+                allv = base + (extra if any_capot else 0) + db + dd + eb + ed
+                bid_score = keep * mult
+                def_score = (allv - keep) * mult
+        else:  # bazar-blot
+            if any_capot:
+                base = params[P_VK_CAPOT] if vk else params[P_CAPOT]
+            else:
+                base = params[P_VK_DEAL] if vk else params[P_DEAL]
+            row = 0
+            if k == BK:
+                row = 1
+            elif vk:
+                row = 2
+            whole = 1
+            if params[P_DOUBLE_WHOLE]:
+                m = params[P_MULT + 3 * row]
+                whole = mult
+            else:
+                m = params[P_MULT + 3 * row + c]
+            value = level * m + base
+            bb = (db + eb) // 10
+            bd = (dd + ed) // 10
+            if ok:
+                if c == 0:
+                    up = 5 if params[P_ROUNDING] == 1 else 6
+                    sd = _sai(pd, up)
+                    bid_score = (value - sd + bb) * whole
+                    def_score = (sd + bd) * whole
+                else:
+                    bid_score = (value + bb + bd) * whole
+            else:
+                keep = 0 if params[P_BELA_DEF] else eb // 10
+                bid_score = keep * whole
+                def_score = (value + bb + bd - keep) * whole
+    else:
+        bonus = params[P_CAPOT_BONUS]
+        ob = pb + db + eb + (bonus if cs == b else 0)
+        od = pd + dd + ed + (bonus if cs == d else 0)
+        if scheme == 2:  # belote-fr
+            req = od + 1
+        else:  # bela-hr
+            req = (ob + od) // 2 + 1
+        ok = ob >= req
+        mg = ob - req
+        if ok:
+            if c > 0 and params[P_ALL_TO_BIDDERS]:
+                bid_score = (ob + od) * mult
+            else:
+                bid_score = ob * mult
+                def_score = od * mult
+        elif scheme == 2 and ob == od:
+            def_score = od * mult
+            cy = ob * mult
+        else:
+            keep = 0 if params[P_BELA_DEF] else eb
+            bid_score = keep * mult
+            def_score = (ob + od - keep) * mult
+    if b == 0:
+        return ok, mg, bid_score, def_score, cs, cy
+    return ok, mg, def_score, bid_score, cs, cy
+
+
 @nb.njit(cache=True)
 def score_deals_kernel(
     params,
@@ -381,164 +540,18 @@ def score_deals_kernel(
     core, and ``parallel=True`` measured slower on 2 cores (benchmarks/bench_scoring.py).
     """
     n = level.shape[0]
-    scheme = params[P_SCHEME]
     for i in range(n):
-        b = side[i]
-        d = 1 - b
-        k = kind[i]
-        c = contra[i]
-        vk = k == VK
-        p0 = points[i, 0]
-        p1 = points[i, 1]
-        d0 = decl[i, 0]
-        d1 = decl[i, 1]
-        e0 = bela[i, 0]
-        e1 = bela[i, 1]
-        if k == BK:  # no bela in BK (the bulk check refuses one; unchecked, it never counts)
-            e0 = 0
-            e1 = 0
-        cs = -1
-        if tricks[i, 0] == TRICKS:
-            cs = 0
-        elif tricks[i, 1] == TRICKS:
-            cs = 1
-        if cs >= 0 and params[P_TRICKLESS] != 0:
-            if params[P_TRICKLESS] == 2:
-                if cs == 0:
-                    d0 += d1
-                    e0 += e1
-                else:
-                    d1 += d0
-                    e1 += e0
-            if cs == 0:
-                d1 = 0
-                e1 = 0
-            else:
-                d0 = 0
-                e0 = 0
+        ok, mg, s0, s1, cs, cy = score_row(
+            params, totals, level[i], kind[i], side[i], contra[i], capot_bid[i], points[i, 0],
+            points[i, 1], tricks[i, 0], tricks[i, 1], decl[i, 0], decl[i, 1], bela[i, 0],
+            bela[i, 1],
+        )
+        made[i] = ok
+        margin[i] = mg
+        scores[i, 0] = s0
+        scores[i, 1] = s1
         capot_side[i] = cs
-        carry[i] = 0
-        pb = p0 if b == 0 else p1
-        pd = p1 if b == 0 else p0
-        db = d0 if b == 0 else d1
-        dd = d1 if b == 0 else d0
-        eb = e0 if b == 0 else e1
-        ed = e1 if b == 0 else e0
-        mult = 1
-        if c == 1:
-            mult = params[P_CONTRA]
-        elif c == 2:
-            mult = params[P_RECONTRA]
-        bid_score = 0
-        def_score = 0
-        if scheme <= 1:
-            tot = pb + db + eb
-            if params[P_CAPOT_LEVEL] and cs == b:
-                tot += params[P_CAPOT_BONUS]
-            req = 10 * level[i]
-            ok = tot >= req and tricks[i, b] > 0
-            if capot_bid[i] and tricks[i, b] != TRICKS:
-                ok = False
-            mg = tot - req
-            if not ok and mg >= 0:
-                mg = -1
-            made[i] = ok
-            margin[i] = mg
-            any_capot = cs >= 0 or (capot_bid[i] and params[P_FAILED_CAPOT_CAPOT] != 0)
-            if scheme == 0:  # bazar
-                if params[P_BIG]:
-                    base = params[P_VK_DEAL] if vk else params[P_DEAL]
-                    extra = (params[P_VK_CAPOT] if vk else params[P_CAPOT]) - base
-                    if params[P_ROUNDING] == 2:
-                        sd = _sai(pd, 6)
-                        sb = base - sd
-                    else:
-                        up = 5 if params[P_ROUNDING] == 1 else 6
-                        sb = _sai(pb, up)
-                        sd = _sai(pd, up)
-                    db //= 10
-                    dd //= 10
-                    eb //= 10
-                    ed //= 10
-                else:
-                    base = totals[k]
-                    extra = params[P_CAPOT_BONUS]
-                    sb = pb
-                    sd = pd
-                if ok:
-                    ob = sb + db + eb + (extra if cs == b else 0)
-                    od = sd + dd + ed + (extra if cs == d else 0)
-                    if c > 0 and params[P_ALL_TO_BIDDERS]:
-                        bid_score = (ob + od) * mult
-                    else:
-                        bid_score = ob * mult
-                        def_score = od * mult
-                else:
-                    keep = 0 if params[P_BELA_DEF] else eb
-                    allv = base + (extra if any_capot else 0) + db + dd + eb + ed
-                    bid_score = keep * mult
-                    def_score = (allv - keep) * mult
-            else:  # bazar-blot
-                if any_capot:
-                    base = params[P_VK_CAPOT] if vk else params[P_CAPOT]
-                else:
-                    base = params[P_VK_DEAL] if vk else params[P_DEAL]
-                row = 0
-                if k == BK:
-                    row = 1
-                elif vk:
-                    row = 2
-                whole = 1
-                if params[P_DOUBLE_WHOLE]:
-                    m = params[P_MULT + 3 * row]
-                    whole = mult
-                else:
-                    m = params[P_MULT + 3 * row + c]
-                value = level[i] * m + base
-                bb = (db + eb) // 10
-                bd = (dd + ed) // 10
-                if ok:
-                    if c == 0:
-                        up = 5 if params[P_ROUNDING] == 1 else 6
-                        sd = _sai(pd, up)
-                        bid_score = (value - sd + bb) * whole
-                        def_score = (sd + bd) * whole
-                    else:
-                        bid_score = (value + bb + bd) * whole
-                else:
-                    keep = 0 if params[P_BELA_DEF] else eb // 10
-                    bid_score = keep * whole
-                    def_score = (value + bb + bd - keep) * whole
-        else:
-            bonus = params[P_CAPOT_BONUS]
-            ob = pb + db + eb + (bonus if cs == b else 0)
-            od = pd + dd + ed + (bonus if cs == d else 0)
-            if scheme == 2:  # belote-fr
-                req = od + 1
-            else:  # bela-hr
-                req = (ob + od) // 2 + 1
-            ok = ob >= req
-            made[i] = ok
-            margin[i] = ob - req
-            if ok:
-                if c > 0 and params[P_ALL_TO_BIDDERS]:
-                    bid_score = (ob + od) * mult
-                else:
-                    bid_score = ob * mult
-                    def_score = od * mult
-            elif scheme == 2 and ob == od:
-                def_score = od * mult
-                carry[i] = ob * mult
-            else:
-                keep = 0 if params[P_BELA_DEF] else eb
-                bid_score = keep * mult
-                def_score = (ob + od - keep) * mult
-        if b == 0:
-            scores[i, 0] = bid_score
-            scores[i, 1] = def_score
-        else:
-            scores[i, 0] = def_score
-            scores[i, 1] = bid_score
+        carry[i] = cy
 
 
 def score_deals(
