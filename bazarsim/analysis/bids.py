@@ -34,6 +34,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numba as nb
 import numpy as np
 
 from bazarsim.analysis.stats import wilson_interval
@@ -44,7 +45,7 @@ from bazarsim.core.errors import BazarsimError
 from bazarsim.engine.simulation import ruleset_from_params
 from bazarsim.rules.compiled import compiled_rules
 from bazarsim.rules.rulesets import Ruleset
-from bazarsim.rules.scoring import TRICKS, score_deals
+from bazarsim.rules.scoring import TRICKS, score_deals, score_row, scoring_params
 from bazarsim.store.parts import open_dataset, read_manifest, reading
 
 FEATURES = ("points", "trumps", "jack", "nine", "aces", "declarations", "bela", "len_S",
@@ -333,6 +334,33 @@ def bid_scores(study: BidStudy, row: dict, bids: list[Bid]) -> tuple[np.ndarray,
     return res["made"].reshape(b, n), scores[:, :, side] - scores[:, :, 1 - side]
 
 
+@nb.njit(cache=True)
+def accumulate_bids(params, totals, cls, side, contra, points, tricks, decl, bela, levels,
+                    kinds, capots, n, made, score, score2, score_made, score_failed):
+    """Score every row under every bid (``levels``, ``kinds``, ``capots``: one entry a
+    bid) with :func:`~bazarsim.rules.scoring.score_row` and add the results into the
+    ``[bid, class]`` sums; rows of class -1 are skipped. One pass, no per-bid arrays."""
+    for j in range(levels.shape[0]):
+        for i in range(cls.shape[0]):
+            c = cls[i]
+            if c < 0:
+                continue
+            ok, _mg, s0, s1, _cs, _cy = score_row(
+                params, totals, levels[j], kinds[j], side, contra, capots[j], points[i, 0],
+                points[i, 1], tricks[i, 0], tricks[i, 1], decl[i, 0], decl[i, 1], bela[i, 0],
+                bela[i, 1],
+            )
+            diff = np.float64(s0 - s1 if side == 0 else s1 - s0)
+            n[j, c] += 1
+            score[j, c] += diff
+            score2[j, c] += diff * diff
+            if ok:
+                made[j, c] += 1
+                score_made[j, c] += diff
+            else:
+                score_failed[j, c] += diff
+
+
 def bid_table(out: str | Path, by: list[str] | None = None, kinds: list[str] | None = None,
               levels: list[int] | None = None, seats: list[str] | None = None,
               contra: str = "none", confidence: float = 0.95,
@@ -342,8 +370,13 @@ def bid_table(out: str | Path, by: list[str] | None = None, kinds: list[str] | N
     with its standard error, the break-even P(make), and the best bid of each class."""
     study = open_study(out, by, kinds, levels, seats, contra)
     m = study.n_classes
-    cells = {b: _Cell(*(np.zeros(m) for _ in range(7))) for b in study.bids}
+    nb_ = len(study.bids)
+    sums = {k: np.zeros((nb_, m)) for k in ("n", "made", "score", "score2", "score_made",
+                                            "score_failed")}
+    capots = np.zeros((len(study.kinds), m))
     hist = {k: np.zeros((m, MAX_TOTAL), np.int64) for k in study.kinds}
+    params, totals = scoring_params(study.ruleset)
+    index = {bid: j for j, bid in enumerate(study.bids)}
     for row in declarer_rows(study, batch_size):
         n = len(row["side_total"])
         cls = class_index(study, row["feature"], n)
@@ -352,21 +385,23 @@ def bid_table(out: str | Path, by: list[str] | None = None, kinds: list[str] | N
         tot = np.clip(row["side_total"][keep], 0, MAX_TOTAL - 1)
         hist[row["kind"]] += np.bincount(c * MAX_TOTAL + tot, minlength=m * MAX_TOTAL).reshape(
             m, MAX_TOTAL)
-        capot = (row["capot_side"] == row["side"])[keep]
+        capots[study.kinds.index(row["kind"])] += np.bincount(
+            c, weights=(row["capot_side"] == row["side"])[keep], minlength=m)
         bids = [bid for bid in study.bids if bid.kind == row["kind"]]
-        made_all, diff_all = bid_scores(study, row, bids)
-        counts = np.bincount(c, minlength=m)
-        capots = np.bincount(c, weights=capot, minlength=m)
-        for j, bid in enumerate(bids):
-            made, diff = made_all[j][keep], diff_all[j][keep].astype(np.float64)
-            cell = cells[bid]
-            cell.n += counts
-            cell.made += np.bincount(c, weights=made, minlength=m)
-            cell.capot += capots
-            cell.score += np.bincount(c, weights=diff, minlength=m)
-            cell.score2 += np.bincount(c, weights=diff * diff, minlength=m)
-            cell.score_made += np.bincount(c, weights=diff * made, minlength=m)
-            cell.score_failed += np.bincount(c, weights=diff * ~made, minlength=m)
+        rows_of = np.array([index[bid] for bid in bids])
+        part = {k: np.zeros((len(bids), m)) for k in sums}
+        accumulate_bids(
+            params, totals, cls, row["side"], study.contra, row["points"], row["tricks"],
+            row["declarations"], row["bela"], np.array([b.level for b in bids], np.int64),
+            np.array([b.kind for b in bids], np.int64), np.array([b.capot for b in bids]),
+            part["n"], part["made"], part["score"], part["score2"], part["score_made"],
+            part["score_failed"],
+        )
+        for k in sums:
+            sums[k][rows_of] += part[k]
+    cells = {bid: _Cell(sums["n"][j], sums["made"][j], capots[study.kinds.index(bid.kind)],
+                        sums["score"][j], sums["score2"][j], sums["score_made"][j],
+                        sums["score_failed"][j]) for j, bid in enumerate(study.bids)}
     return _rows(study, cells, hist, confidence)
 
 
