@@ -62,9 +62,9 @@ def solver_cached(batch: bool) -> bool:
 
     src = Path((batch_module if batch else search).__file__)
     pattern = f"{src.stem}.{'dd_tables_kernel' if batch else 'solve_deal'}-*.nbi"
-    dirs = [src.parent / "__pycache__"]
-    if numba.config.CACHE_DIR:
-        dirs.append(Path(numba.config.CACHE_DIR))
+    # NUMBA_CACHE_DIR, when set, is the only place Numba reads
+    cache = numba.config.CACHE_DIR
+    dirs = [Path(cache)] if cache else [src.parent / "__pycache__"]
     return any(next(d.rglob(pattern), None) is not None for d in dirs if d.exists())
 
 
