@@ -11,6 +11,7 @@ import math
 from collections import defaultdict
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -18,9 +19,10 @@ from typer.testing import CliRunner
 
 from bazarsim.analysis.bids import bid_table, compare_bids, parse_by, ruleset_bids
 from bazarsim.cli import app
-from bazarsim.core.cards import SEATS
+from bazarsim.core.cards import SEATS, parse_hand
 from bazarsim.core.contracts import KIND_NAMES, Contract
 from bazarsim.dd.solver import Solver
+from bazarsim.deals.constraints import parse_constraints
 from bazarsim.engine.simulation import Simulation
 from bazarsim.rules.rulesets import RULESETS, get_ruleset
 from bazarsim.rules.scoring import DealOutcome, score_deal
@@ -243,3 +245,19 @@ def test_cli_json_and_parquet(datasets, tmp_path):
     assert pq.read_table(out).num_rows == len(rows)
     table = runner.invoke(app, ["table", "compare", str(datasets["bazar"]), "8BK", "9H"])
     assert table.exit_code == 0 and "8BK" in table.output
+
+
+def test_dd_with_constraints_and_shards_equals_one_run(tmp_path):
+    """--fix, --where and --first shards hold with --dd: two shards read together are the
+    rows of one run, and every row meets the constraints."""
+    cons = parse_constraints(["S=AJ9.K7.Q.T8"], ["len(N,H)>=3"])
+    common = dict(seed=4, ruleset=get_ruleset("bazar"), constraints=cons, kinds=(1, 4),
+                  columns="lean", dd=True)
+    Simulation(deals=30, chunk=8, **common).run(tmp_path / "one")
+    Simulation(deals=12, first=0, **common).run(tmp_path / "shards")
+    Simulation(deals=18, first=12, **common).run(tmp_path / "shard2")
+    one = read_dataframe(tmp_path / "one")
+    both = pd.concat([read_dataframe(tmp_path / "shards"), read_dataframe(tmp_path / "shard2")])
+    assert one.equals(both.reset_index(drop=True))
+    assert (one["S"].astype(np.uint32) == parse_hand("AJ9.K7.Q.T8")).all()
+    assert (np.bitwise_count(one["N"].to_numpy().astype(np.uint32) >> 8 & 0xFF) >= 3).all()

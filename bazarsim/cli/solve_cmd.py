@@ -29,7 +29,7 @@ def solve_command(
     deal: Annotated[
         str | None,
         typer.Argument(
-            help="Deal or position, PBN style: 'N:AJ9.K7.Q.T87 ... ... ...' (quote it). "
+            help="Deal or position, PBN style: 'N:AJ9.K7.Q.T8 ... ... ...' (quote it). "
             "Omit with --file."
         ),
     ] = None,

@@ -10,7 +10,7 @@ Text forms (RULES.md section 8):
 
 * card: rank + suit, ``JS``, ``TH``, ``10H``, ``A♦``;
 * card list: ``JS 9S AH 10D`` (spaces or commas);
-* hand: suit-dot form ``spades.hearts.diamonds.clubs``, e.g. ``AJ9.K7.Q.T87``
+* hand: suit-dot form ``spades.hearts.diamonds.clubs``, e.g. ``AJ9.K7.Q.T8``
   (``-`` may mark a void);
 * deal or position: PBN style ``N:<hand> <hand> <hand> <hand>``, hands clockwise from
   the named seat.
@@ -159,7 +159,7 @@ def _parse_suit_holding(text: str, suit: int, whole: str) -> int:
 
 
 def parse_hand(text: str) -> int:
-    """Parse a hand: suit-dot form ``AJ9.K7.Q.T87`` or a card list ``AS JS 9S KH``."""
+    """Parse a hand: suit-dot form ``AJ9.K7.Q.T8`` or a card list ``AS JS 9S KH``."""
     src = text.strip()
     if "." not in src:
         return parse_cards(src)

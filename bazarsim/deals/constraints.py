@@ -6,7 +6,7 @@ cards, so they cost nothing. Predicates (``--where``) become rows of an ``int64`
 
 Text forms (seats ``N E S W``, sides ``NS EW`` = the two hands together):
 
-* ``--fix N:AS KS QS`` or ``--fix S=AJ9.K7.Q.T87`` (card list or suit-dot hand);
+* ``--fix N:AS KS QS`` or ``--fix S=AJ9.K7.Q.T8`` (card list or suit-dot hand);
 * ``len(N,S)>=5``, ``len(NS,H)=8..10``: cards of a suit;
 * ``points(N,H)>=40``: card points under a contract kind (``S H D C BK VK``);
 * ``decl(E,H)>=50``; ``decl(E,H)`` alone: a scoring declaration present;
@@ -70,14 +70,14 @@ def no_constraints() -> Constraints:
 
 
 def parse_fix(items: list[str] | None) -> tuple[int, int, int, int]:
-    """``["N:AS KS", "S=AJ9.K7.Q.T87"]`` -> fixed masks per seat; checks conflicts."""
+    """``["N:AS KS", "S=AJ9.K7.Q.T8"]`` -> fixed masks per seat; checks conflicts."""
     fixed = [0, 0, 0, 0]
     for item in items or []:
         m = re.match(r"^\s*([NESWnesw])\s*[:=]\s*(.+)$", item)
         if not m:
             raise BazarsimError(
                 f"bad --fix {item!r}: expected SEAT:CARDS, e.g. 'N:AS KS QS' or "
-                "'S=AJ9.K7.Q.T87'", item)
+                "'S=AJ9.K7.Q.T8'", item)
         seat = SEATS.index(m.group(1).upper())
         body = m.group(2).strip()
         mask = parse_hand(body) if "." in body else parse_cards(body)
