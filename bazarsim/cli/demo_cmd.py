@@ -44,8 +44,10 @@ def demo_command(
                         "(0: none).")] = DEMO_DD_DEALS,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
-    """Run the default job: simulate deals to Parquet and print the frequency table, then
-    solve a smaller run double dummy and print how often 8, 9 and 10 hearts make."""
+    """Run the default job (make run): a simulation, its frequency table and a bid table.
+
+    Simulates deals to Parquet and prints the frequency table against the exact odds,
+    then solves a smaller run double dummy and prints how often 8, 9 and 10 hearts make."""
     out = out or Path("runs") / f"demo-{seed}-{deals}"
     rs = get_ruleset(DEFAULT_RULESET)
     typer.echo(f"Simulating {deals:,} deals (seed {seed}, ruleset {DEFAULT_RULESET}, all "
