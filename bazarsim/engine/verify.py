@@ -18,8 +18,16 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from bazarsim.core.errors import BazarsimError
 from bazarsim.engine.simulation import Simulation
-from bazarsim.store.parts import PART_RE, check_part, os_errors, part_range, read_manifest
+from bazarsim.store.parts import (
+    PART_RE,
+    check_part,
+    os_errors,
+    part_range,
+    read_manifest,
+    uncovered,
+)
 
 
 @dataclass
@@ -93,9 +101,9 @@ def _check(out: Path, sim: Simulation, params: dict, sample: int) -> Verificatio
         else:
             sound.append(path)
             v.rows += pq.ParquetFile(path).metadata.num_rows
-    try:
-        v.gaps = _gaps(sim, sound)
-    except ValueError as exc:  # overlapping parts: the directory was modified by hand
+    try:  # damaged parts count as missing
+        v.gaps = uncovered([part_range(p) for p in sound], sim.first, sim.end, out)
+    except BazarsimError as exc:  # overlapping parts: the directory was modified by hand
         v.faults.append(str(exc))
     for a, b in v.gaps:
         if not _within_damaged(a, b, v.damaged):
@@ -103,22 +111,6 @@ def _check(out: Path, sim: Simulation, params: dict, sample: int) -> Verificatio
     if sample and sound:
         v.sampled = _sample_rows(sim, sound, sample, v.faults)
     return v
-
-
-def _gaps(sim: Simulation, sound: list[Path]) -> list[tuple[int, int]]:
-    """Index ranges of the run with no sound part (damaged parts count as missing)."""
-    ranges = sorted(part_range(p) for p in sound)
-    gaps, pos = [], sim.first
-    for a, b in ranges:
-        if a < pos:
-            raise ValueError(f"parts overlap at deal index {a}: the directory was "
-                             "modified by hand")
-        if a > pos:
-            gaps.append((pos, a))
-        pos = b
-    if pos < sim.end:
-        gaps.append((pos, sim.end))
-    return gaps
 
 
 def _read_fully(path: Path) -> str | None:

@@ -101,13 +101,14 @@ def existing_parts(out: Path) -> list[tuple[int, int]]:
     return parts
 
 
-def missing_ranges(out: Path, first: int, end: int) -> list[tuple[int, int]]:
-    """Index ranges of ``[first, end)`` not yet covered by parts in ``out``."""
-    covered = sorted(existing_parts(out))
+def uncovered(ranges: list[tuple[int, int]], first: int, end: int,
+              where: str | Path) -> list[tuple[int, int]]:
+    """Index ranges of ``[first, end)`` that none of ``ranges`` (the parts' ``[start,
+    end)``) covers; overlapping ranges, or ones outside the run, are refused."""
     gaps, pos = [], first
-    for a, b in covered:
+    for a, b in sorted(ranges):
         if a < pos or b > end:
-            raise BazarsimError(f"{out}: part {part_name(a, b)} overlaps another part or "
+            raise BazarsimError(f"{where}: part {part_name(a, b)} overlaps another part or "
                                 f"lies outside {first}..{end}; the directory was "
                                 "modified by hand")
         if a > pos:
@@ -116,6 +117,11 @@ def missing_ranges(out: Path, first: int, end: int) -> list[tuple[int, int]]:
     if pos < end:
         gaps.append((pos, end))
     return gaps
+
+
+def missing_ranges(out: Path, first: int, end: int) -> list[tuple[int, int]]:
+    """Index ranges of ``[first, end)`` not yet covered by parts in ``out``."""
+    return uncovered(existing_parts(out), first, end, out)
 
 
 def prepare_directory(out: Path, params: dict) -> None:
