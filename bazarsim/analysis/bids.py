@@ -104,7 +104,7 @@ class Classer:
     feature: str
     buckets: tuple[tuple[int, int], ...] = ()  # inclusive (lo, hi); hi = BIG for "a.."
 
-    def labels(self, values: np.ndarray | None = None) -> list[str]:
+    def labels(self) -> list[str]:
         if self.buckets:
             return [_bucket_label(a, b) for a, b in self.buckets]
         return [str(v) for v in range(self.size)]
@@ -158,7 +158,7 @@ def parse_by(text: str) -> Classer:
     return Classer(name, tuple(buckets))
 
 
-def hand_features(hands: np.ndarray, kind: int, rs: Ruleset, seat: int, dealers: np.ndarray,
+def declarer_features(hands: np.ndarray, kind: int, rs: Ruleset, seat: int, dealers: np.ndarray,
                   cols: dict[str, np.ndarray]) -> Callable[[str], np.ndarray]:
     """The declarer's features under ``kind`` (computed on demand from hand bits and the
     dataset's evaluation columns)."""
@@ -301,7 +301,7 @@ def declarer_rows(study: BidStudy, batch_size: int = 1 << 16) -> Iterator[dict]:
                         "tricks": tricks, "declarations": decl, "bela": bela,
                         "capot_side": np.where(cap == 1, 0, np.where(cap == 2, 1, -1)),
                         "side_total": pts[:, side] + decl[:, side] + bela[:, side],
-                        "feature": hand_features(hands, kind, rs, seat, dealers, cols),
+                        "feature": declarer_features(hands, kind, rs, seat, dealers, cols),
                     }
 
 
