@@ -5,11 +5,11 @@ The package is laid out by stage, in the order data flows through it:
 * ``core``: cards and seats, contract kinds and contracts, errors, bit helpers;
 * ``rules``: rulesets as data, compiled rules for the kernels, legal play, auction,
   scoring, match;
-* ``deals``: deal numbers, the deal generator, constraints;
 * ``evaluate``: hand and deal evaluation, exact odds;
+* ``deals``: deal numbers, the deal generator, constraints;
 * ``dd``: the double-dummy solver and DD tables;
-* ``engine``: a simulation's index ranges computed and run (locally);
 * ``store``: the Parquet dataset on disk;
+* ``engine``: a simulation's index ranges computed and run (locally);
 * ``analysis``: statistics and tables aggregated from datasets;
 * ``report``: records rendered for people;
 * ``cli``: the ``bazarsim`` command.

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from bazarsim.core.jitcache import STAGES  # the stage order, also used by the cache guard
+
 PACKAGE = Path(__file__).resolve().parent.parent / "bazarsim"
-STAGES = ["core", "rules", "evaluate", "deals", "dd", "store", "engine", "analysis", "report",
-          "cli"]
 
 
 def imports(path: Path) -> list[tuple[str, list[str]]]:
