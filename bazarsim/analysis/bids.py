@@ -264,7 +264,7 @@ def declarer_rows(study: BidStudy, batch_size: int = 1 << 16) -> Iterator[dict]:
     """For every record batch, seat and kind: the arrays a bid needs (streamed)."""
     rs = study.ruleset
     kinds = study.kinds
-    want = ["dealer", *SEATS]
+    want = ["index", "dealer", *SEATS]
     for k in kinds:
         kn = KIND_NAMES[k]
         want += [f"{kn}_dd_ns", f"{kn}_dd_capot", f"{kn}_declarations_ns",
@@ -297,6 +297,7 @@ def declarer_rows(study: BidStudy, batch_size: int = 1 << 16) -> Iterator[dict]:
                     bela = np.stack([cols[f"{kn}_bela_ns"], cols[f"{kn}_bela_ew"]],
                                     1).astype(np.int64)
                     yield {
+                        "deal": cols["index"],  # the deal's index in its run (for folds)
                         "kind": kind, "seat": seat, "side": side, "points": pts,
                         "tricks": tricks, "declarations": decl, "bela": bela,
                         "capot_side": np.where(cap == 1, 0, np.where(cap == 2, 1, -1)),
