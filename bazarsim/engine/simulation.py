@@ -3,10 +3,12 @@
 A run deals indices ``first .. first + deals - 1`` of one seed
 (:mod:`bazarsim.deals.generator`), evaluates every deal for each contract kind
 (:mod:`bazarsim.evaluate.hands` kernels) and makes one row per deal (columns:
-:mod:`bazarsim.store.schema`). :meth:`Simulation.compute_range` is a pure function of
-the parameters and the range: deal ``i`` depends only on ``(seed, i)``, so any engine,
-chunk size or thread count gives the same rows, and shards of one seed (disjoint index
-ranges, run anywhere) read together give the same rows as one run.
+:mod:`bazarsim.store.schema`); where the ruleset's players bid before they hold all 8
+cards, each seat's bid-time cards too (:mod:`bazarsim.deals.bidtime`).
+:meth:`Simulation.compute_range` is a pure function of the parameters and the range: deal
+``i`` depends only on ``(seed, i)``, so any engine, chunk size or thread count gives the
+same rows, and shards of one seed (disjoint index ranges, run anywhere) read together give
+the same rows as one run.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from bazarsim import __version__
 from bazarsim.core.cards import SEATS, parse_seat
 from bazarsim.core.contracts import KIND_NAMES, parse_kind
 from bazarsim.core.errors import BazarsimError
+from bazarsim.deals.bidtime import bid_time, bid_time_cards
 from bazarsim.deals.constraints import Constraints, no_constraints, parse_constraints
 from bazarsim.deals.generator import DealGenerator
 from bazarsim.evaluate.hands import (
@@ -33,13 +36,15 @@ from bazarsim.evaluate.hands import (
 )
 from bazarsim.rules.compiled import compiled_rules
 from bazarsim.rules.rulesets import Ruleset, get_ruleset
-from bazarsim.store.parts import with_part_metadata
+from bazarsim.store.parts import read_manifest_or_none, with_part_metadata
 from bazarsim.store.schema import (
     COLUMN_SETS,
     DEAL_COLUMNS,
     HAND_COLUMNS,
     LEAN_DEAL_COLUMNS,
     SCHEMA_VERSION,
+    SEEN,
+    TURNED,
 )
 
 DEFAULT_CHUNK = 1 << 20
@@ -74,6 +79,9 @@ class Simulation:
     first: int = 0  # first deal index: shards of one seed are runs over disjoint ranges
     writers: int = 2  # part files written in parallel per chunk (threads)
     dd: bool = False  # solve every deal's DD table (points and capot) for each kind
+    # record each seat's bid-time cards; None: where the ruleset's bid time is not the
+    # whole hand (belote-fr, bela-hr); False: as datasets written before these columns
+    bid_time: bool | None = None
 
     def __post_init__(self):
         if self.chunk is None:
@@ -93,6 +101,9 @@ class Simulation:
         for k in self.kinds:
             self.ruleset.check_kind(k)
         self.generator = DealGenerator(self.seed, self.constraints, self.ruleset)
+        self.bid_layout = bid_time(self.ruleset)
+        if self.bid_time is None or self.bid_layout is None:
+            self.bid_time = self.bid_layout is not None
         self.acceptance = 1.0
         self.compiled = compiled_rules(self.ruleset)
 
@@ -115,6 +126,7 @@ class Simulation:
             "kinds": [KIND_NAMES[k] for k in self.kinds],
             "columns": self.columns,
             **({"dd": True} if self.dd else {}),  # absent before DD columns existed
+            **({"bid_time": True} if self.bid_time else {}),  # absent: no bid-time columns
         }
 
     def check_feasible(self) -> None:
@@ -139,6 +151,8 @@ class Simulation:
         by_seat = np.ascontiguousarray(hands.T)  # seat-major: outputs slice per seat, no copy
         for s, name in enumerate(SEATS):
             cols[name] = by_seat[s]
+        if self.bid_time:
+            cols.update(self.bid_time_columns(start, hands))
         flat = by_seat.reshape(-1)
         full = self.columns == "full"
         T = self.compiled
@@ -171,6 +185,19 @@ class Simulation:
         if self.dd:
             cols.update(self.dd_columns(hands, dealers))
         return self.slice_range(pa.table(cols), 0, start, end)
+
+    def bid_time_columns(self, start: int, hands: np.ndarray) -> dict[str, np.ndarray]:
+        """Per seat, the cards it would have seen when bidding as the taker:
+        ``{seat}_seen`` (a mask), and in belote-fr ``{seat}_turned`` (the talon's turned
+        card, one of the hand's other cards)."""
+        seen, turned = bid_time_cards(self.seed, start, hands, self.bid_layout)
+        cols = {}
+        for s, name in enumerate(SEATS):
+            cols[f"{name}_{SEEN}"] = np.ascontiguousarray(seen[:, s])
+        if self.bid_layout.turned:
+            for s, name in enumerate(SEATS):
+                cols[f"{name}_{TURNED}"] = np.ascontiguousarray(turned[:, s])
+        return cols
 
     def dd_columns(self, hands: np.ndarray, dealers: np.ndarray) -> dict[str, np.ndarray]:
         """Per kind: ``{K}_dd_ns``, the card points N-S take with perfect play (first lead
@@ -206,7 +233,8 @@ class Simulation:
         sim = cls(deals=params["deals"], seed=params["seed"], first=params["first"],
                   ruleset=ruleset, constraints=constraints, dealer=parse_dealer(params["dealer"]),
                   kinds=tuple(parse_kind(k) for k in params["kinds"]),
-                  columns=params["columns"], dd=params.get("dd", False), **engine)
+                  columns=params["columns"], dd=params.get("dd", False),
+                  bid_time=params.get("bid_time", False), **engine)
         if sim.params() != params:
             raise BazarsimError("the manifest describes a run this bazarsim cannot rebuild")
         return sim
@@ -216,7 +244,20 @@ class Simulation:
         """Write the missing parts of the dataset in ``out`` on this machine's cores."""
         from bazarsim.engine.local import run_local
 
+        self.continue_older_run(Path(out), notice)
         return run_local(self, Path(out), progress, notice)
+
+    def continue_older_run(self, out: Path,
+                           notice: Callable[[str], None] | None = None) -> None:
+        """Resuming, into ``out``, the same run written before bid-time columns existed:
+        finish it without them, so that its parts stay one dataset."""
+        old = read_manifest_or_none(out)
+        if not (self.bid_time and old is not None and "bid_time" not in old):
+            return
+        if old == {k: v for k, v in self.params().items() if k != "bid_time"}:
+            self.bid_time = False
+            if notice:
+                notice(f"{out} was started without bid-time columns: finishing it so")
 
 
 def ruleset_from_params(params: dict) -> Ruleset:

@@ -4,7 +4,8 @@ Every part must be readable to its last page, hold exactly the deal indices its 
 says, and carry the manifest's run in its metadata; together the parts must cover the
 run's index range. A sample of rows can also be recomputed from their seed and index
 (:meth:`~bazarsim.engine.simulation.Simulation.compute_range` is a pure function), which
-catches a part whose bytes are sound but whose values are not. Repair drops the damaged
+catches a part whose bytes are sound but whose values are not: every column the run gives,
+the bid-time cards included (drawn from the seed and index like the deal). Repair drops the damaged
 parts and computes them again.
 """
 
@@ -140,6 +141,10 @@ def _sample_rows(sim: Simulation, parts: list[Path], sample: int, faults: list[s
             fresh = sim.compute_range(i, i + 1)
             row = stored.slice(i - start, 1)
             for name in fresh.schema.names:
+                if name not in row.schema.names:
+                    faults.append(f"{path.name}: no column {name}, which the run's "
+                                  "parameters give")
+                    break
                 if fresh.column(name).to_pylist() != row.column(name).to_pylist():
                     faults.append(f"{path.name}: deal index {i}, column {name}: stored "
                                   f"{row.column(name)[0]} but recomputed "

@@ -10,6 +10,15 @@
   ``_ew`` (points that score), ``{kind}_bela_ns``, ``_ew``; per deal: ``redeal`` (four
   sevens) and ``cancelled`` (four eights).
 
+Bid-time cards, where a ruleset's players bid before they hold all 8 cards (manifest key
+``bid_time``; :mod:`bazarsim.deals.bidtime`), per seat: ``{seat}_seen`` (``uint32`` mask
+of the cards of its hand it would have seen when bidding as the taker: 5 in belote-fr, 6
+in bela-hr) and, in belote-fr, ``{seat}_turned`` (``int8`` card index, bit = suit * 8 +
+rank: the talon's turned card, one of its other 3 cards, also seen by the taker). Each
+seat's are drawn for the hypothesis that it takes, from the run's seed and the deal's
+index. Both column sets keep them; ``bazar`` and ``bazar-blot`` datasets, and datasets
+written before these columns existed, have none (there the bid-time hand is the hand).
+
 With DD tables (``simulate --dd``), per kind: ``{K}_dd_ns`` (card points N-S take with
 perfect play, first lead from the dealer's left; E-W take the rest of the deal's total)
 and ``{K}_dd_capot`` (1 where N-S can take every trick, 2 where E-W can, else 0); the
@@ -45,3 +54,5 @@ HAND_COLUMNS = (  # (column suffix, evaluate_hands field, dtype)
 )
 DEAL_COLUMNS = ("declaration_side", "declarations_ns", "declarations_ew", "bela_ns", "bela_ew")
 LEAN_DEAL_COLUMNS = DEAL_COLUMNS[:3]
+SEEN = "seen"  # {seat}_seen: uint32 mask of the bid-time cards of the hand
+TURNED = "turned"  # {seat}_turned: int8 card index of the turned card (belote-fr)
