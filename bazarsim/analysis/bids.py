@@ -260,6 +260,29 @@ def open_study(out: str | Path, by: list[str] | None = None, kinds: list[str] | 
     return BidStudy(out, manifest, rs, bids, classers, seat_list, CONTRAS[contra], want)
 
 
+def declarer_outcome(side: int, total, dd_ns, capot, decl_ns, decl_ew, bela_ns,
+                     bela_ew) -> dict:
+    """What one kind's DD results give the declaring ``side`` on each deal: both sides'
+    points (``dd_ns``, and ``total`` minus it; ``total`` may vary by deal, as on small
+    positions), tricks (8 for the side that can take every trick, ``capot`` 1 N-S or 2
+    E-W, 0 for the other, else 4 each: only 0 and 8 change a score), declarations, bela,
+    the capot side (-1 none) and the side's total (cards + declarations + bela)."""
+    dd_ns = np.asarray(dd_ns, np.int64)
+    cap = np.asarray(capot, np.int64)
+    pts = np.stack([dd_ns, np.asarray(total, np.int64) - dd_ns], axis=1)
+    tricks = np.full((len(dd_ns), 2), TRICKS // 2, np.int64)
+    for s in (0, 1):  # who can take every trick takes every trick
+        tricks[cap == s + 1, s] = TRICKS
+        tricks[cap == s + 1, 1 - s] = 0
+    decl = np.stack([decl_ns, decl_ew], 1).astype(np.int64)
+    bela = np.stack([bela_ns, bela_ew], 1).astype(np.int64)
+    return {
+        "side": side, "points": pts, "tricks": tricks, "declarations": decl, "bela": bela,
+        "capot_side": np.where(cap == 1, 0, np.where(cap == 2, 1, -1)),
+        "side_total": pts[:, side] + decl[:, side] + bela[:, side],
+    }
+
+
 def declarer_rows(study: BidStudy, batch_size: int = 1 << 16) -> Iterator[dict]:
     """For every record batch, seat and kind: the arrays a bid needs (streamed)."""
     rs = study.ruleset
@@ -286,24 +309,14 @@ def declarer_rows(study: BidStudy, batch_size: int = 1 << 16) -> Iterator[dict]:
                 dd_ns = cols[f"{kn}_dd_ns"].astype(np.int64)
                 cap = cols[f"{kn}_dd_capot"].astype(np.int64)
                 for seat in study.seats:
-                    side = seat & 1
-                    pts = np.stack([dd_ns, total - dd_ns], axis=1)
-                    tricks = np.full((len(dd_ns), 2), TRICKS // 2, np.int64)
-                    for s in (0, 1):  # who can take every trick takes every trick
-                        tricks[cap == s + 1, s] = TRICKS
-                        tricks[cap == s + 1, 1 - s] = 0
-                    decl = np.stack([cols[f"{kn}_declarations_ns"],
-                                     cols[f"{kn}_declarations_ew"]], 1).astype(np.int64)
-                    bela = np.stack([cols[f"{kn}_bela_ns"], cols[f"{kn}_bela_ew"]],
-                                    1).astype(np.int64)
-                    yield {
-                        "deal": cols["index"],  # the deal's index in its run (for folds)
-                        "kind": kind, "seat": seat, "side": side, "points": pts,
-                        "tricks": tricks, "declarations": decl, "bela": bela,
-                        "capot_side": np.where(cap == 1, 0, np.where(cap == 2, 1, -1)),
-                        "side_total": pts[:, side] + decl[:, side] + bela[:, side],
-                        "feature": declarer_features(hands, kind, rs, seat, dealers, cols),
-                    }
+                    row = declarer_outcome(
+                        seat & 1, total, dd_ns, cap, cols[f"{kn}_declarations_ns"],
+                        cols[f"{kn}_declarations_ew"], cols[f"{kn}_bela_ns"],
+                        cols[f"{kn}_bela_ew"])
+                    row.update(deal=cols["index"],  # the deal's index in its run (for folds)
+                               kind=kind, seat=seat,
+                               feature=declarer_features(hands, kind, rs, seat, dealers, cols))
+                    yield row
 
 
 def class_index(study: BidStudy, feature: Callable[[str], np.ndarray], n: int) -> np.ndarray:
@@ -318,10 +331,16 @@ def class_index(study: BidStudy, feature: Callable[[str], np.ndarray], n: int) -
 def bid_scores(study: BidStudy, row: dict, bids: list[Bid]) -> tuple[np.ndarray, np.ndarray]:
     """Made and the declaring side's score minus the defenders', ``[len(bids), n]``: every
     bid of the row's kind scored in one call over the rows repeated once per bid."""
+    return score_bids(study.ruleset, row, bids, study.contra)
+
+
+def score_bids(ruleset: Ruleset, row: dict, bids: list[Bid],
+               contra: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`bid_scores` of a :func:`declarer_outcome` row, under a ruleset and contra."""
     side = row["side"]
     n = len(row["side_total"])
     b = len(bids)
-    res = score_deals(study.ruleset,
+    res = score_deals(ruleset,
                       level=np.repeat([x.level for x in bids], n),
                       kind=np.repeat([x.kind for x in bids], n),
                       declarer_side=side,
@@ -329,7 +348,7 @@ def bid_scores(study: BidStudy, row: dict, bids: list[Bid]) -> tuple[np.ndarray,
                       tricks=np.tile(row["tricks"], (b, 1)),
                       declarations=np.tile(row["declarations"], (b, 1)),
                       bela=np.tile(row["bela"], (b, 1)),
-                      contra=study.contra,
+                      contra=contra,
                       capot_bid=np.repeat([x.capot for x in bids], n), check=False)
     scores = res["scores"].reshape(b, n, 2)
     return res["made"].reshape(b, n), scores[:, :, side] - scores[:, :, 1 - side]
