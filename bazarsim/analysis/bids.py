@@ -18,7 +18,12 @@ kind ``K``:
 Hands are put in classes (``--by``) by features of the declarer's hand under ``K``, in the
 vocabulary of ``--where``: ``points``, ``trumps``, ``jack`` and ``nine`` (of trump),
 ``aces``, ``declarations``, ``bela``, ``len_S`` .. ``len_C``, and ``position`` (1 for the
-player who leads to the first trick .. 4 for the dealer). The dataset is streamed in
+player who leads to the first trick .. 4 for the dealer). The ``seen_`` features
+(``seen_points``, ``seen_trumps``, ``seen_jack``, ``seen_nine``, ``seen_aces``) are the same
+counts over what the declarer had seen when it bid (:mod:`bazarsim.deals.bidtime`): in
+belote-fr its first 5 cards and the turned card, in bela-hr 6 of its 8 cards (the
+``{seat}_seen`` / ``_turned`` columns); in bazar and bazar-blot the whole hand, so there
+they equal the plain features. The dataset is streamed in
 record batches and every figure accumulated per class with ``np.bincount``, so memory
 stays bounded whatever the number of deals.
 
@@ -42,14 +47,17 @@ from bazarsim.core.bits import popcount_array, suit_bytes
 from bazarsim.core.cards import SEATS, parse_seat
 from bazarsim.core.contracts import KIND_NAMES, bid_text, parse_kind
 from bazarsim.core.errors import BazarsimError
+from bazarsim.deals.bidtime import bid_time
 from bazarsim.engine.simulation import ruleset_from_params
 from bazarsim.rules.compiled import compiled_rules
 from bazarsim.rules.rulesets import Ruleset
 from bazarsim.rules.scoring import TRICKS, score_deals, score_row, scoring_params
 from bazarsim.store.parts import open_dataset, read_manifest, reading
+from bazarsim.store.schema import SEEN, TURNED
 
+SEEN_FEATURES = ("seen_points", "seen_trumps", "seen_jack", "seen_nine", "seen_aces")
 FEATURES = ("points", "trumps", "jack", "nine", "aces", "declarations", "bela", "len_S",
-            "len_H", "len_D", "len_C", "position")
+            "len_H", "len_D", "len_C", "position", *SEEN_FEATURES)
 CONTRAS = {"none": 0, "x": 1, "xx": 2}
 MAX_TOTAL = 1024  # bound of a side's total (cards + declarations + bela) for histograms
 
@@ -126,6 +134,7 @@ class Classer:
 BIG = 1 << 30
 _RANGE = {"points": 200, "trumps": 9, "jack": 5, "nine": 5, "aces": 5, "declarations": 400,
           "bela": 5, "len_S": 9, "len_H": 9, "len_D": 9, "len_C": 9, "position": 5}
+_RANGE.update({f: _RANGE[f.removeprefix("seen_")] for f in SEEN_FEATURES})
 _BUCKET = re.compile(r"^\s*(-?\d*)\s*(\.\.)?\s*(-?\d*)\s*$")
 
 
@@ -159,30 +168,40 @@ def parse_by(text: str) -> Classer:
 
 
 def declarer_features(hands: np.ndarray, kind: int, rs: Ruleset, seat: int, dealers: np.ndarray,
-                  cols: dict[str, np.ndarray]) -> Callable[[str], np.ndarray]:
+                      cols: dict[str, np.ndarray]) -> Callable[[str], np.ndarray]:
     """The declarer's features under ``kind`` (computed on demand from hand bits and the
-    dataset's evaluation columns)."""
+    dataset's evaluation columns; ``seen_`` ones from its bid-time columns)."""
     compiled = compiled_rules(rs)
     hand = hands[:, seat]
     k = KIND_NAMES[kind]
     name = SEATS[seat]
 
-    def trump_bytes():
-        return [suit_bytes(hand, s) for s in range(4) if compiled.is_trump[kind, s]]
+    def counts(f: str, mask: np.ndarray) -> np.ndarray:
+        """Trumps, J or 9 of trump, aces or card points of the cards of ``mask``."""
+        trump_bytes = [suit_bytes(mask, s) for s in range(4) if compiled.is_trump[kind, s]]
+        zero = np.zeros(len(mask), np.int64)
+        if f == "trumps":
+            return sum((popcount_array(b) for b in trump_bytes), zero)
+        if f in ("jack", "nine"):
+            bit = 4 if f == "jack" else 2
+            return sum((((b >> bit) & 1).astype(np.int64) for b in trump_bytes), zero)
+        if f == "aces":
+            return popcount_array(mask & np.uint32(0x80808080))
+        return sum((compiled.suit_points[kind, s][suit_bytes(mask, s)].astype(np.int64)
+                    for s in range(4)), zero)  # points
 
     def feature(f: str) -> np.ndarray:
+        if f in SEEN_FEATURES:
+            plain = f.removeprefix("seen_")
+            if bid_time(rs) is None:  # bids on the whole hand
+                return feature(plain)
+            return counts(plain, seen_cards(cols, seat, rs))
         if f == "points":
             return cols[f"{name}_{k}_points"].astype(np.int64)
         if f == "declarations":
             return cols[f"{name}_{k}_declarations"].astype(np.int64)
-        if f == "trumps":
-            return sum((popcount_array(b) for b in trump_bytes()), np.zeros(len(hand), np.int64))
-        if f in ("jack", "nine"):
-            bit = 4 if f == "jack" else 2
-            return sum(((b >> bit) & 1).astype(np.int64) for b in trump_bytes()) + np.zeros(
-                len(hand), np.int64)
-        if f == "aces":
-            return popcount_array(hand & np.uint32(0x80808080))
+        if f in ("trumps", "jack", "nine", "aces"):
+            return counts(f, hand)
         if f == "bela":
             out = np.zeros(len(hand), np.int64)
             for s in range(4):
@@ -196,6 +215,23 @@ def declarer_features(hands: np.ndarray, kind: int, rs: Ruleset, seat: int, deal
         raise BazarsimError(f"unknown feature {f!r}", f)
 
     return feature
+
+
+def seen_cards(cols: dict[str, np.ndarray], seat: int, rs: Ruleset) -> np.ndarray:
+    """The cards ``seat`` had seen when it bid as the taker (``uint32`` masks): its
+    ``{seat}_seen`` column, with the turned card (``{seat}_turned``) where there is one."""
+    name = SEATS[seat]
+    if f"{name}_{SEEN}" not in cols:
+        raise BazarsimError(f"the dataset has no bid-time columns ({name}_{SEEN}): it was "
+                            f"simulated before they existed; simulate it again to class "
+                            f"{rs.name} hands by seen cards")
+    seen = cols[f"{name}_{SEEN}"].astype(np.uint32)
+    turned = cols.get(f"{name}_{TURNED}")
+    if turned is not None:
+        t = turned.astype(np.int64)
+        bit = np.left_shift(np.uint32(1), np.clip(t, 0, 31).astype(np.uint32))
+        seen = seen | np.where(t >= 0, bit, np.uint32(0))
+    return seen
 
 
 # --------------------------------------------------------------------------- tables
@@ -256,6 +292,10 @@ def open_study(out: str | Path, by: list[str] | None = None, kinds: list[str] | 
         raise BazarsimError(f"ruleset {rs.name} has no bid levels: drop --levels")
     bids = ruleset_bids(rs, want, levels, capot=levels is None)
     classers = [parse_by(b) for b in by or []]
+    seen = [c.feature for c in classers if c.feature in SEEN_FEATURES]
+    if seen and bid_time(rs) is not None and not manifest.get("bid_time"):
+        raise BazarsimError(f"--by {seen[0]}: {out} has no bid-time columns (simulated before "
+                            f"{rs.name} datasets recorded them); simulate it again", seen[0])
     seat_list = tuple(parse_seat(s) for s in seats) if seats else (0, 1, 2, 3)
     return BidStudy(out, manifest, rs, bids, classers, seat_list, CONTRAS[contra], want)
 
@@ -298,6 +338,8 @@ def declarer_rows(study: BidStudy, batch_size: int = 1 << 16) -> Iterator[dict]:
     if missing:
         raise BazarsimError(f"{study.out} lacks columns {', '.join(missing[:4])}: simulate "
                             "it again with --dd")
+    want += [c for c in (f"{s}_{x}" for x in (SEEN, TURNED) for s in SEATS)
+             if c in dset.schema.names]  # bid-time cards, for the seen_ features
     with reading(study.out):
         for batch in dset.to_batches(columns=want, batch_size=batch_size):
             cols = {c: batch.column(c).to_numpy(zero_copy_only=False) for c in want}
