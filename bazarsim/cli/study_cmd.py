@@ -1,0 +1,98 @@
+"""``bazarsim study threshold|convention DIR``: studies of one bid on a DD-solved dataset."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from bazarsim.analysis.convention import convention_study
+from bazarsim.analysis.threshold import REPLICATES, threshold_study
+from bazarsim.cli.common import Format, app, command
+from bazarsim.cli.table_cmd import ContraOpt, SeatOpt
+from bazarsim.report.study import convention_text, threshold_text
+
+study_app = typer.Typer(help="Studies of one bid on a dataset written by simulate --dd: "
+                        "thresholds of a hand feature, and how well hand counts predict.",
+                        no_args_is_help=True)
+app.add_typer(study_app, name="study")
+
+DirArg = Annotated[str, typer.Argument(help="Dataset written by simulate --dd.")]
+KindOpt = Annotated[str | None, typer.Option("--kind", help="The bid's contract kind, e.g. H.")]
+LevelOpt = Annotated[int | None, typer.Option(
+    "--level", help="The bid's level, e.g. 9 (default: the lowest legal; none in belote-fr "
+    "and bela-hr).")]
+SeedOpt = Annotated[int, typer.Option("--seed", help="Seed of the bootstrap or of the halves "
+                                      "of the cross-fit (same seed, same numbers).")]
+FormatOpt = Annotated[Format, typer.Option("--format", "-f", help="Output format.")]
+
+
+def _width() -> int:
+    import shutil
+
+    return max(100, shutil.get_terminal_size((120, 40)).columns)
+
+
+@command("threshold", group=study_app)
+def threshold_command(
+    directory: DirArg,
+    kind: KindOpt = None,
+    by: Annotated[str, typer.Option("--by", help="Feature of the declarer's hand: points, "
+                                    "trumps, jack, nine, aces, declarations, bela, len_S.. "
+                                    "len_C, position.")] = "points",
+    level: LevelOpt = None,
+    within: Annotated[str | None, typer.Option(
+        "--within", help="One threshold per class of another feature, e.g. trumps or "
+        "'trumps=0..2,3,4,5..'.")] = None,
+    target: Annotated[float | None, typer.Option(
+        "--target", help="P(make) to reach (default: the bid's break-even, where its "
+        "expected score equals passing).")] = None,
+    bootstrap: Annotated[int, typer.Option("--bootstrap", help="Bootstrap replicates.")]
+    = REPLICATES,
+    seed: SeedOpt = 7,
+    seat: SeatOpt = None,
+    contra: ContraOpt = "none",
+    fmt: FormatOpt = Format.table,
+) -> None:
+    """From which value of a hand feature on does a bid pay (bootstrap interval)?
+
+    Monotone fit of P(make) on the feature, the smallest value reaching the break-even (or
+    --target), its bootstrap 95% interval, and the raw and fitted rates behind it."""
+    res = threshold_study(directory, kind, by, level=level, within=within, target=target,
+                          replicates=bootstrap, seed=seed, seats=_seats(seat), contra=contra)
+    typer.echo(threshold_text(res, fmt, _width()), nl=False)
+
+
+@command("convention", group=study_app)
+def convention_command(
+    directory: DirArg,
+    kind: KindOpt = None,
+    formula: Annotated[list[str] | None, typer.Option(
+        "--formula", help="A linear count over the features, e.g. 'points + 10*trumps + "
+        "20*jack' (numbers, feature names, + - *). Repeatable.")] = None,
+    level: LevelOpt = None,
+    compare: Annotated[bool, typer.Option(
+        "--compare", help="Also the built-in counts (the default without --formula): hand "
+        "points; points + declarations + 20*bela; trumps + aces; 20*jack + 14*nine.")]
+    = False,
+    bins: Annotated[int, typer.Option("--bins", help="Calibration bins.")] = 10,
+    seed: SeedOpt = 7,
+    seat: SeatOpt = None,
+    contra: ContraOpt = "none",
+    fmt: FormatOpt = Format.table,
+) -> None:
+    """How well hand counts predict making a bid: AUC, Brier, log-loss, calibration.
+
+    Per count (--formula, and the built-in counts players use): AUC, Brier score and
+    log-loss of a cross-fitted monotone fit against a constant prediction, and a
+    calibration table."""
+    res = convention_study(directory, kind, formula, level=level, compare=compare, seed=seed,
+                           seats=_seats(seat), contra=contra, bins=bins)
+    typer.echo(convention_text(res, fmt, _width()), nl=False)
+
+
+def _seats(items: list[str] | None) -> list[str] | None:
+    """``--seat N --seat S`` or ``--seat N,S``."""
+    if not items:
+        return None
+    return [t for item in items for t in item.replace(",", " ").split()]

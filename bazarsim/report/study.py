@@ -1,0 +1,123 @@
+"""Threshold and convention studies in their reading form: a summary table, the tables
+behind it, and a note on how to read them (JSON keeps every raw value)."""
+
+from __future__ import annotations
+
+import math
+
+from bazarsim.report.records import Format, render_records, to_json
+
+
+def _pct(v: float | None, spec: str = ".1f") -> str:
+    return "" if v is None or (isinstance(v, float) and math.isnan(v)) else format(100 * v, spec)
+
+
+def _value(v: float | None, lowest: int) -> str:
+    """A threshold: ``not reached``, ``<= lowest`` (reached from the lowest value seen), or
+    the value."""
+    if v is None:
+        return "not reached"
+    return f"<= {v:g}" if v <= lowest else f"{v:g}"
+
+
+# --------------------------------------------------------------------------- threshold
+
+
+def threshold_text(res: dict, fmt: Format, width: int = 100) -> str:
+    """The threshold study as text in ``fmt``."""
+    if fmt == Format.json:
+        return to_json(res) + "\n"
+    feature, within = res["feature"], res["within"]
+    if fmt == Format.csv:
+        rows = []
+        for c in res["classes"]:
+            for r in c["rows"]:
+                rows.append({**({within: c[within]} if within else {}), **r,
+                             "target": c["target"], "threshold": c["threshold"]})
+        return render_records(rows, fmt)
+    summary = []
+    for c in res["classes"]:
+        row = {within: c[within]} if within else {}
+        low = c["lowest_value"]
+        row.update({
+            "n": f"{c['n']:,}", "make %": _pct(c["p_make"]),
+            "score made / failed": f"{c['mean_score_made']:+.1f} / {c['mean_score_failed']:+.1f}"
+            if not math.isnan(c["mean_score_failed"]) and not math.isnan(c["mean_score_made"])
+            else "",
+            ("break-even %" if res["target_rule"] == "break-even" else "target %"):
+                _pct(c["target"]) if math.isfinite(c["target"]) else "never pays",
+            f"{feature} threshold": _value(c["threshold"], low),
+            "95% interval": f"{_value(c['ci_low'], low)} .. {_value(c['ci_high'], low)}",
+            "not reached %": _pct(c["share_not_reached"], ".0f"),
+        })
+        summary.append(row)
+    title = (f"Threshold of {feature} for {res['bid']}"
+             + (f" per {within}" if within else "") + f" in {res['dataset']} (double dummy)")
+    parts = [render_records(summary, fmt, title, width)]
+    for c in res["classes"]:
+        rows = [{feature: r[feature], "n": f"{r['n']:,}", "made": f"{r['made']:,}",
+                 "make %": _pct(r["p_make"]),
+                 "95% interval": f"{_pct(r['ci_low'])} .. {_pct(r['ci_high'])}",
+                 "fitted %": _pct(r["fitted"]), "reaches": "yes" if r["reaches"] else ""}
+                for r in c["rows"]]
+        sub = f"{res['bid']}: P(make) by {feature}" + (f", {within} {c[within]}" if within
+                                                         else "")
+        parts.append(("\n" if fmt == Format.md else "") + render_records(rows, fmt, sub, width))
+    parts.append(_note(fmt, threshold_note(res)))
+    return "".join(parts)
+
+
+def threshold_note(res: dict) -> str:
+    target = ("break-even: the P(make) where the bid's expected score equals passing, "
+              "-S_failed / (S_made - S_failed), from the mean scores (declarers - defenders) "
+              "of the class's rows where the bid made and failed"
+              if res["target_rule"] == "break-even" else "the --target given")
+    return (f"threshold: the smallest {res['feature']} whose monotone (isotonic) fit of "
+            f"P(make) reaches the target ({target}); '<= v': reached from the lowest value "
+            f"seen. 95% interval: cluster bootstrap over deals ({res['replicates']} "
+            f"replicates of {res['groups']} deal groups, seed {res['seed']}), 2.5th .. "
+            "97.5th percentile. Every seat counts as declarer; double dummy = perfect play.")
+
+
+# --------------------------------------------------------------------------- convention
+
+
+def convention_text(res: dict, fmt: Format, width: int = 100) -> str:
+    """The convention study as text in ``fmt``."""
+    if fmt == Format.json:
+        return to_json(res) + "\n"
+    if fmt == Format.csv:
+        return render_records([{k: v for k, v in c.items() if k != "calibration"}
+                               for c in res["counts"]], fmt)
+    summary = [{
+        "count": c["name"], "formula": c["formula"], "AUC": f"{c['auc']:.3f}",
+        "Brier (constant)": f"{c['brier']:.4f} ({c['brier_constant']:.4f})",
+        "skill %": _pct(c["brier_skill"]),
+        "log-loss (constant)": f"{c['log_loss']:.4f} ({c['log_loss_constant']:.4f})",
+        "best": "best" if c["best"] else "",
+    } for c in res["counts"]]
+    title = (f"Counts predicting {res['bid']} in {res['dataset']} (double dummy; n = "
+             f"{res['n']:,} declarer rows, make {_pct(res['p_make'])}%)")
+    parts = [render_records(summary, fmt, title, width)]
+    for c in res["counts"]:
+        rows = [{"predicted": r["bin"], "n": f"{r['n']:,}",
+                 "mean predicted %": _pct(r["mean_predicted"]),
+                 "observed %": _pct(r["observed"]),
+                 "count": f"{r['count_min']:g}" if r["count_min"] == r["count_max"]
+                 else f"{r['count_min']:g} .. {r['count_max']:g}"} for r in c["calibration"]]
+        sub = f"Calibration of {c['name']} ({c['formula']})"
+        parts.append(("\n" if fmt == Format.md else "") + render_records(rows, fmt, sub, width))
+    parts.append(_note(fmt, convention_note(res)))
+    return "".join(parts)
+
+
+def convention_note(res: dict) -> str:
+    return ("AUC: chance that a hand where the bid made has a higher count than one where it "
+            "failed (ties 1/2; 0.5 = useless). Brier, log-loss: of P(make) from a "
+            f"{res['fit']}, seed {res['seed']}; in brackets the same for a constant "
+            "prediction; skill = 1 - Brier / constant Brier. Calibration: rows binned by "
+            "predicted P(make).")
+
+
+def _note(fmt: Format, text: str) -> str:
+    return f"\n{text}\n" if fmt == Format.md else f"{text}\n"
