@@ -1,0 +1,163 @@
+"""``bazarsim analyze HAND``: what each bid is worth for one hand, with perfect play."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from bazarsim.analysis.hand import HandQuery, analyze, hand_query, parse_kinds
+from bazarsim.cli.common import (
+    DEFAULT_RULESET,
+    FixOpt,
+    Format,
+    OptionOpt,
+    RulesetOpt,
+    WhereOpt,
+    command,
+    emit_records,
+    load_ruleset,
+)
+from bazarsim.cli.progress import deal_progress, prepare_solver
+from bazarsim.core.cards import parse_seat
+from bazarsim.core.errors import BazarsimError
+from bazarsim.report.hand import hand_json_records, hand_notes, hand_records, hand_title
+from bazarsim.report.records import to_json
+
+
+@dataclass(frozen=True)
+class _Line:
+    """One hand to analyse, with the seat, dealer and turned card it uses."""
+
+    number: int  # line of --file (0: the command line's HAND)
+    hand: str
+    seat: str
+    dealer: str
+    turned: str | None
+
+
+def read_hand_lines(path: str, seat: str, dealer: str, turned: str | None) -> list[_Line]:
+    """Hands of ``--file``: one a line (``#`` comments and blank lines skipped); a line may
+    set its own ``seat=S``, ``dealer=N`` or ``turned=JH`` after or before the cards."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise BazarsimError(f"cannot read --file {path!r}: {exc.strerror or exc}", path) from None
+    out = []
+    for i, raw in enumerate(text.splitlines(), 1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        opts = {"seat": seat, "dealer": dealer, "turned": turned}
+        cards = []
+        for tok in line.split():
+            key, eq, value = tok.partition("=")
+            if eq and key.lower() in opts:
+                opts[key.lower()] = value
+            elif eq:
+                raise BazarsimError(f"{path} line {i}: unknown setting {key!r} (use seat=, "
+                                    "dealer= or turned=)", key)
+            else:
+                cards.append(tok)
+        out.append(_Line(i, " ".join(cards), opts["seat"], opts["dealer"], opts["turned"]))
+    if not out:
+        raise BazarsimError(f"--file {path}: no hands in it", path)
+    return out
+
+
+@command("analyze")
+def analyze_command(
+    hand: Annotated[str | None, typer.Argument(
+        help="The cards seen at bid time: 8 (bazar, bazar-blot), 5 and --turned "
+        "(belote-fr), 6 (bela-hr); AJ9.K7.Q.T8 or 'AS JS 9S KH ...'.", show_default=False)]
+    = None,
+    seat: Annotated[str, typer.Option("--seat", help="The player's seat N E S W (the "
+                                      "possible taker).", show_default=False)] = "",
+    dealer: Annotated[str, typer.Option("--dealer", help="Dealer seat N E S W: the player "
+                                        "on the dealer's left leads first.",
+                                        show_default=False)] = "",
+    ruleset: RulesetOpt = DEFAULT_RULESET,
+    option: OptionOpt = None,
+    turned: Annotated[str | None, typer.Option(
+        "--turned", help="belote-fr: the turned card of the talon (the taker gets it and 2 "
+        "more cards).")] = None,
+    fix: FixOpt = None,
+    where: WhereOpt = None,
+    kinds: Annotated[str | None, typer.Option(
+        "--kinds", help="Contract kinds to analyse, e.g. 'H,BK' (default all of the "
+        "ruleset's; fewer kinds: faster).")] = None,
+    contra: Annotated[str, typer.Option("--contra", help="Score the bids with contra: none, "
+                                        "x or xx.")] = "none",
+    deals: Annotated[int, typer.Option("--deals", "-n", help="Sample deals (with "
+                                       "--precision: the most to deal).")] = 2000,
+    seed: Annotated[int, typer.Option("--seed", "-s", help="Seed: same seed, same deals, "
+                                      "same numbers.")] = 7,
+    precision: Annotated[float | None, typer.Option(
+        "--precision", help="Deal 200 at a time until the best bid's 95% interval on "
+        "P(make) is at most ± this, or its lead over the second best is significant "
+        "(paired), at most -n deals.")] = None,
+    fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")]
+    = Format.table,
+    file: Annotated[str | None, typer.Option(
+        "--file", help="Analyse many hands, one a line (a line may add seat=, dealer=, "
+        "turned=), with the same options, in one process; json: one line per (hand, "
+        "bid).")] = None,
+    confidence: Annotated[float, typer.Option("--confidence", help="Interval level.")] = 0.95,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+) -> None:
+    """For one hand at bid time, deal the unseen cards, solve every deal double dummy for
+    every contract kind, and give per bid: P(make) with its interval, the side's total,
+    P(capot), the expected score (passing scores 0), and the best bid with its paired lead
+    over the second best. Every bid is scored on the same deals."""
+    rs = load_ruleset(ruleset, option)
+    if (hand is None) == (file is None):
+        raise BazarsimError("give one HAND, or --file with one hand a line")
+    lines = (read_hand_lines(file, seat, dealer, turned) if file is not None
+             else [_Line(0, hand, seat, dealer, turned)])
+    kind_list = parse_kinds(kinds, rs)
+    queries: list[HandQuery] = []
+    for ln in lines:  # check every hand before the first solve
+        try:
+            if not ln.seat or not ln.dealer:
+                raise BazarsimError("give the player's --seat and the --dealer (N E S W): the "
+                                    "first lead and the declarations' order depend on them")
+            queries.append(hand_query(rs, ln.hand, parse_seat(ln.seat), parse_seat(ln.dealer),
+                                      ln.turned, fix, where, kind_list, contra))
+        except BazarsimError as exc:
+            if ln.number:
+                raise BazarsimError(f"{file} line {ln.number}: {exc}") from None
+            raise
+    prepare_solver(quiet, rs, queries[0].kinds)
+    total = deals * len(queries)
+    with deal_progress(quiet, "analyze") as update:
+        for i, q in enumerate(queries):
+            tick = (lambda done, _n, base=i * deals: update(base + done, total)) if update else None
+            a = analyze(q, deals=deals, seed=seed, precision=precision, confidence=confidence,
+                        progress=tick)
+            if update:
+                update((i + 1) * deals, total)
+            _emit(a, fmt, file is not None)
+
+
+def _emit(a, fmt: Format, many: bool) -> None:
+    if fmt == Format.json and many:
+        for rec in hand_json_records(a):
+            typer.echo(json.dumps(rec, ensure_ascii=False, default=_jsonable))
+        return
+    if fmt == Format.json:
+        typer.echo(to_json(hand_json_records(a)))
+        return
+    emit_records(hand_records(a, fmt), fmt, title=hand_title(a))
+    if fmt in (Format.table, Format.md):
+        sep = "\n" if fmt == Format.md else ""
+        typer.echo(sep + "\n".join(("- " if fmt == Format.md else "") + n
+                                   for n in hand_notes(a)) + ("\n" if many else ""))
+
+
+def _jsonable(v):
+    if hasattr(v, "item"):
+        return v.item()
+    raise TypeError(type(v))

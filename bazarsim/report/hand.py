@@ -1,0 +1,129 @@
+"""A hand analysis in its reading form (table, Markdown) and as flat JSON records."""
+
+from __future__ import annotations
+
+import math
+
+from bazarsim.analysis.hand import HandAnalysis, seen_at_bid_time
+from bazarsim.core.cards import SEATS, SUITS
+from bazarsim.report.records import Format
+
+STOPS = {
+    "deals": "the {n:,} deals asked for (-n)",
+    "precision": "precision reached: the best bid's P(make) is known to ±{hw:.3f} "
+                 "(≤ {p:g}) after {n:,} deals",
+    "significant": "the best bid's lead over the second best is significant after {n:,} deals",
+    "ceiling": "ceiling of {n:,} deals (-n) reached before the precision {p:g}",
+}
+
+
+def hand_json_records(a: HandAnalysis) -> list[dict]:
+    """One flat record per bid, with the hand's context; NaN becomes null."""
+    ctx = dict(a.query.describe(), seed=a.seed, deals=a.deals, stop=a.stop,
+               precision=a.precision)
+    return [{**ctx, **{k: _plain(v) for k, v in row.items()}} for row in a.rows]
+
+
+def hand_records(a: HandAnalysis, fmt: Format) -> list[dict]:
+    """The records to print: every raw field for json and csv; for table and md rounded
+    columns, and per kind the levels past the first one no sample deal makes left out."""
+    if fmt not in (Format.table, Format.md):
+        return hand_json_records(a)
+    out = []
+    for row in _shown(a.rows):
+        out.append({
+            "bid": row["bid"],
+            "make %": f"{100 * row['p_make']:.1f}",
+            "95% interval": f"{100 * row['ci_low']:.1f} .. {100 * row['ci_high']:.1f}",
+            "side total": f"{row['mean_total']:.1f} ± {_num(row['se_total'], '.1f')}",
+            "capot %": f"{100 * row['p_capot']:.1f}",
+            "E[score]": f"{row['expected_score']:+.1f} ± {_num(row['se_score'], '.1f')}",
+            "vs best": _vs_best(row),
+        })
+    return out
+
+
+def hand_title(a: HandAnalysis) -> str:
+    q = a.query.describe()
+    turned = f" + turned {q['turned']}" if q["turned"] else ""
+    return (f"{q['hand']}{turned}: {q['seat']} (dealer {q['dealer']}, {q['ruleset']}), "
+            f"{a.deals:,} deals, double dummy; {100 * a.confidence:g}% intervals; "
+            "score = declarers - defenders, ± one SE")
+
+
+def hand_notes(a: HandAnalysis) -> list[str]:
+    """The lines under the table: best bid, ties, passing, why dealing stopped, what the
+    player could not see."""
+    s = a.summary
+    best = a.rows[s.best]
+    lines = [f"best bid: {best['bid']}, E[score] {best['expected_score']:+.1f}"
+             f" ± {_num(best['se_score'], '.1f')} (passing: 0)"]
+    if s.second >= 0:
+        sig = "significant" if s.significant else "not significant"
+        lines.append(f"lead over the second best, {a.rows[s.second]['bid']}: "
+                     f"{s.margin:+.1f} ± {_num(s.se_margin, '.1f')} a deal (paired; {sig} at "
+                     f"{100 * a.confidence:g}%)")
+    if s.ties:
+        lines.append("equal to the best on every sample deal: "
+                     + " ".join(a.rows[j]["bid"] for j in s.ties))
+    paying = _highest_paying(a.rows)
+    if paying:
+        lines.append("highest bid that pays (E[score] > 0) per kind: " + ", ".join(paying))
+    lines.append("stopped: " + STOPS[a.stop].format(n=a.deals, hw=s.half_width,
+                                                    p=a.precision or 0))
+    rs = a.query.ruleset
+    seen, with_turned = seen_at_bid_time(rs)
+    seat = SEATS[a.query.seat]
+    if with_turned:
+        suit = SUITS[(a.query.turned.bit_length() - 1) // 8]
+        lines.append(f"{seat} takes the turned card and 2 more (dealt at random); in the first "
+                     f"round only {suit} may be taken, in the second any other kind")
+    elif seen < 8:
+        lines.append(f"{seat}'s other {8 - seen} cards are hidden at bid time: dealt at "
+                     "random among the unseen cards")
+    hidden = len(a.rows) - len(_shown(a.rows))
+    if hidden:
+        lines.append(f"{hidden} bids that no sample deal makes are left out past the first "
+                     "of each kind (--format json lists every bid)")
+    return lines
+
+
+def _highest_paying(rows: list[dict]) -> list[str]:
+    best: dict[str, dict] = {}
+    for r in rows:
+        if r["expected_score"] > 0 and not r["capot"]:
+            best[r["kind"]] = r
+    return [r["bid"] for r in best.values()]
+
+
+def _shown(rows: list[dict]) -> list[dict]:
+    """Per kind, levels up to the first that no sample deal makes; capot bids when some
+    deal makes them."""
+    out = []
+    seen_zero: set[str] = set()
+    for r in rows:
+        if r["made"] == 0:
+            if r["capot"] or r["kind"] in seen_zero:
+                continue
+            seen_zero.add(r["kind"])
+        out.append(r)
+    return out
+
+
+def _vs_best(row: dict) -> str:
+    if row["best"]:
+        return "best" if row["margin"] is None or math.isnan(row["margin"]) else (
+            f"best, +{row['margin']:.1f} ± {_num(row['se_margin'], '.1f')} over {row['second']}")
+    if row["equal_to_best"]:
+        return "= best on every deal"
+    return f"-{row['behind_best']:.1f} ± {_num(row['se_behind_best'], '.1f')}"
+
+
+def _num(v, spec: str) -> str:
+    return "" if v is None or (isinstance(v, float) and math.isnan(v)) else format(v, spec)
+
+
+def _plain(v):
+    if isinstance(v, float) and math.isnan(v):
+        return None
+    return v
