@@ -16,6 +16,7 @@ from bazarsim.cli import odds_cmd  # noqa: E402,F401  isort: skip
 from bazarsim.cli import deal_cmd  # noqa: E402,F401  isort: skip
 from bazarsim.cli import simulate_cmd  # noqa: E402,F401  isort: skip
 from bazarsim.cli import table_cmd  # noqa: E402,F401  isort: skip
+from bazarsim.cli import analyze_cmd  # noqa: E402,F401  isort: skip
 from bazarsim.cli import study_cmd  # noqa: E402,F401  isort: skip
 from bazarsim.cli import solve_cmd  # noqa: E402,F401  isort: skip
 from bazarsim.cli import auction_cmd  # noqa: E402,F401  isort: skip
