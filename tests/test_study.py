@@ -378,7 +378,7 @@ def test_bad_input_is_one_error_line(dataset, tmp_path):
         (["threshold", d, "--kind", "VK"], "not simulated"),
         (["threshold", d], "--kind"),
         (["threshold", d, "--kind", "H", "--level", "7"], "not a bid"),
-        (["threshold", d, "--kind", "H", "--level", "30"], "not a bid"),
+        (["convention", d, "--kind", "H", "--level", "0"], "not a bid"),
         (["convention", d, "--kind", "H", "--formula", "points * trumps"], "not linear"),
         (["convention", d, "--kind", "H", "--formula", "points + "], "formula"),
         (["convention", d, "--kind", "H", "--formula", "hcp"], "unknown feature"),

@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 
+from bazarsim.analysis.bids import FEATURES
 from bazarsim.analysis.convention import convention_study
 from bazarsim.analysis.threshold import REPLICATES, threshold_study
 from bazarsim.cli.common import Format, app, command
@@ -37,9 +38,8 @@ def _width() -> int:
 def threshold_command(
     directory: DirArg,
     kind: KindOpt = None,
-    by: Annotated[str, typer.Option("--by", help="Feature of the declarer's hand: points, "
-                                    "trumps, jack, nine, aces, declarations, bela, len_S.. "
-                                    "len_C, position.")] = "points",
+    by: Annotated[str, typer.Option("--by", help="Feature of the declarer's hand (under the "
+                                    f"bid's kind): {', '.join(FEATURES)}.")] = "points",
     level: LevelOpt = None,
     within: Annotated[str | None, typer.Option(
         "--within", help="One threshold per class of another feature, e.g. trumps or "
