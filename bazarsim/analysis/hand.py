@@ -62,7 +62,7 @@ def seen_at_bid_time(rs: Ruleset) -> tuple[int, bool]:
 
 def describe_bid_time(rs: Ruleset) -> str:
     seen, turned = seen_at_bid_time(rs)
-    return f"{seen} cards" + (" and the turned card (--turned)" if turned else "")
+    return f"{seen} cards" + (" and the turned card" if turned else "")
 
 
 @dataclass(frozen=True)
@@ -109,7 +109,7 @@ def hand_query(ruleset: Ruleset, hand: str | int, seat: int, dealer: int,
     mask = _parse_hand_text(hand) if isinstance(hand, str) else int(hand)
     size = mask.bit_count()
     if size != seen:
-        extra = " (the turned card goes to --turned)" if with_turned and size == 6 else ""
+        extra = " (give the turned card apart, with --turned)" if with_turned else ""
         raise BazarsimError(
             f"hand {format_hand(mask)} has {size} cards: in {rs.name} a player bids on "
             f"{describe_bid_time(rs)}{extra}", format_hand(mask))
@@ -334,6 +334,25 @@ class HandAnalysis:
         return len(self.sample)
 
 
+def check_run(deals: int, precision: float | None, confidence: float) -> None:
+    """Refuse a sample size, precision or confidence that makes no sense."""
+    if deals < 1:
+        raise BazarsimError(f"-n {deals}: must be >= 1")
+    if precision is not None and not 0 < precision < 0.5:
+        raise BazarsimError(f"--precision {precision}: must be between 0 and 0.5")
+    if not 0 < confidence < 1:
+        raise BazarsimError(f"--confidence {confidence}: must be between 0 and 1")
+
+
+def deal_generator(query: HandQuery, seed: int) -> DealGenerator:
+    """The dealer of the query's completions; constraints that (almost) no deal meets are
+    refused here, before any solving (a pilot of candidates, as ``simulate`` does)."""
+    gen = DealGenerator(seed, query.constraints, query.ruleset)
+    if query.constraints.predicates.shape[0]:
+        gen.check_feasible()
+    return gen
+
+
 def analyze(query: HandQuery, deals: int = 2000, seed: int = 7, precision: float | None = None,
             confidence: float = 0.95, batch: int = BATCH,
             progress: Callable[[int, int], None] | None = None,
@@ -342,15 +361,8 @@ def analyze(query: HandQuery, deals: int = 2000, seed: int = 7, precision: float
     whatever the thread count or batch) and score every bid on them. With ``precision``,
     deal ``batch`` at a time and stop as soon as :func:`stop_reason` says so (``deals`` is
     then the ceiling). ``on_batch`` sees each check's summary and decision."""
-    if deals < 1:
-        raise BazarsimError(f"-n {deals}: must be >= 1")
-    if precision is not None and not 0 < precision < 0.5:
-        raise BazarsimError(f"--precision {precision}: must be between 0 and 0.5")
-    if not 0 < confidence < 1:
-        raise BazarsimError(f"--confidence {confidence}: must be between 0 and 1")
-    gen = DealGenerator(seed, query.constraints, query.ruleset)
-    if query.constraints.predicates.shape[0]:
-        gen.check_feasible()
+    check_run(deals, precision, confidence)
+    gen = deal_generator(query, seed)
     # without a precision the batches only pace the progress bar: the deals are the same
     step = batch if precision is not None else max(batch, 500)
     sample = None

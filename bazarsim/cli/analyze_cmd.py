@@ -9,7 +9,14 @@ from typing import Annotated
 
 import typer
 
-from bazarsim.analysis.hand import HandQuery, analyze, hand_query, parse_kinds
+from bazarsim.analysis.hand import (
+    HandQuery,
+    analyze,
+    check_run,
+    deal_generator,
+    hand_query,
+    parse_kinds,
+)
 from bazarsim.cli.common import (
     DEFAULT_RULESET,
     FixOpt,
@@ -113,6 +120,7 @@ def analyze_command(
     P(capot), the expected score (passing scores 0), and the best bid with its paired lead
     over the second best. Every bid is scored on the same deals."""
     rs = load_ruleset(ruleset, option)
+    check_run(deals, precision, confidence)
     if (hand is None) == (file is None):
         raise BazarsimError("give one HAND, or --file with one hand a line")
     lines = (read_hand_lines(file, seat, dealer, turned) if file is not None
@@ -130,6 +138,8 @@ def analyze_command(
             if ln.number:
                 raise BazarsimError(f"{file} line {ln.number}: {exc}") from None
             raise
+    for q in queries:  # impossible constraints: an error now, not after the compile
+        deal_generator(q, seed)
     prepare_solver(quiet, rs, queries[0].kinds)
     total = deals * len(queries)
     with deal_progress(quiet, "analyze") as update:
