@@ -113,6 +113,9 @@ def analyze_command(
         "turned=), with the same options, in one process; json: one line per (hand, "
         "bid).")] = None,
     confidence: Annotated[float, typer.Option("--confidence", help="Interval level.")] = 0.95,
+    every_bid: Annotated[bool, typer.Option(
+        "--all", help="table, md: every bid (default: per kind, levels down to the first "
+        "that makes less than 10% of the time).")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
     """For one hand at bid time, deal the unseen cards, solve every deal double dummy for
@@ -149,10 +152,10 @@ def analyze_command(
                         progress=tick)
             if update:
                 update((i + 1) * deals, total)
-            _emit(a, fmt, file is not None)
+            _emit(a, fmt, file is not None, every_bid)
 
 
-def _emit(a, fmt: Format, many: bool) -> None:
+def _emit(a, fmt: Format, many: bool, every_bid: bool) -> None:
     if fmt == Format.json and many:
         for rec in hand_json_records(a):
             typer.echo(json.dumps(rec, ensure_ascii=False, default=_jsonable))
@@ -160,11 +163,11 @@ def _emit(a, fmt: Format, many: bool) -> None:
     if fmt == Format.json:
         typer.echo(to_json(hand_json_records(a)))
         return
-    emit_records(hand_records(a, fmt), fmt, title=hand_title(a))
+    emit_records(hand_records(a, fmt, every_bid), fmt, title=hand_title(a))
     if fmt in (Format.table, Format.md):
         sep = "\n" if fmt == Format.md else ""
         typer.echo(sep + "\n".join(("- " if fmt == Format.md else "") + n
-                                   for n in hand_notes(a)) + ("\n" if many else ""))
+                                   for n in hand_notes(a, every_bid)) + ("\n" if many else ""))
 
 
 def _jsonable(v):

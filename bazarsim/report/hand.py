@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from bazarsim.analysis.bids import has_levels
 from bazarsim.analysis.hand import HandAnalysis, seen_at_bid_time
 from bazarsim.core.cards import SEATS, SUITS
 from bazarsim.report.records import Format
@@ -24,20 +25,24 @@ def hand_json_records(a: HandAnalysis) -> list[dict]:
     return [{**ctx, **{k: _plain(v) for k, v in row.items()}} for row in a.rows]
 
 
-def hand_records(a: HandAnalysis, fmt: Format) -> list[dict]:
+SHOW_FROM = 0.10  # table and md: bids less likely to make are shown only as a kind's first
+
+
+def hand_records(a: HandAnalysis, fmt: Format, every_bid: bool = False) -> list[dict]:
     """The records to print: every raw field for json and csv; for table and md rounded
-    columns, and per kind the levels past the first one no sample deal makes left out."""
+    columns and, unless ``every_bid``, per kind the levels down to the first that makes
+    less than 10 % of the time (capot bids only when they make 10 %)."""
     if fmt not in (Format.table, Format.md):
         return hand_json_records(a)
     out = []
-    for row in _shown(a.rows):
+    for row in _shown(a.rows, every_bid):
         out.append({
             "bid": row["bid"],
             "make %": f"{100 * row['p_make']:.1f}",
             "95% interval": f"{100 * row['ci_low']:.1f} .. {100 * row['ci_high']:.1f}",
             "side total": f"{row['mean_total']:.1f} ± {_num(row['se_total'], '.1f')}",
             "capot %": f"{100 * row['p_capot']:.1f}",
-            "E[score]": f"{row['expected_score']:+.1f} ± {_num(row['se_score'], '.1f')}",
+            "expected score": f"{row['expected_score']:+.1f} ± {_num(row['se_score'], '.1f')}",
             "vs best": _vs_best(row),
         })
     return out
@@ -51,7 +56,7 @@ def hand_title(a: HandAnalysis) -> str:
             "score = declarers - defenders, ± one SE")
 
 
-def hand_notes(a: HandAnalysis) -> list[str]:
+def hand_notes(a: HandAnalysis, every_bid: bool = False) -> list[str]:
     """The lines under the table: best bid, ties, passing, why dealing stopped, what the
     player could not see."""
     s = a.summary
@@ -67,8 +72,12 @@ def hand_notes(a: HandAnalysis) -> list[str]:
         lines.append("equal to the best on every sample deal: "
                      + " ".join(a.rows[j]["bid"] for j in s.ties))
     paying = _highest_paying(a.rows)
-    if paying:
+    if not paying:
+        lines.append("no bid pays on average (E[score] > 0): passing is better")
+    elif has_levels(a.query.ruleset):
         lines.append("highest bid that pays (E[score] > 0) per kind: " + ", ".join(paying))
+    else:
+        lines.append("bids that pay (E[score] > 0): " + ", ".join(paying))
     lines.append("stopped: " + STOPS[a.stop].format(n=a.deals, hw=s.half_width,
                                                     p=a.precision or 0))
     rs = a.query.ruleset
@@ -81,10 +90,10 @@ def hand_notes(a: HandAnalysis) -> list[str]:
     elif seen < 8:
         lines.append(f"{seat}'s other {8 - seen} cards are hidden at bid time: dealt at "
                      "random among the unseen cards")
-    hidden = len(a.rows) - len(_shown(a.rows))
+    hidden = len(a.rows) - len(_shown(a.rows, every_bid))
     if hidden:
-        lines.append(f"{hidden} bids that no sample deal makes are left out past the first "
-                     "of each kind (--format json lists every bid)")
+        lines.append(f"{hidden} more bids make less than {100 * SHOW_FROM:.0f}% of the time "
+                     "(--all shows them, --format json lists every bid)")
     return lines
 
 
@@ -96,16 +105,17 @@ def _highest_paying(rows: list[dict]) -> list[str]:
     return [r["bid"] for r in best.values()]
 
 
-def _shown(rows: list[dict]) -> list[dict]:
-    """Per kind, levels up to the first that no sample deal makes; capot bids when some
-    deal makes them."""
+def _shown(rows: list[dict], every_bid: bool = False) -> list[dict]:
+    """The rows of the reading form (see :func:`hand_records`); the best bid always."""
+    if every_bid:
+        return rows
     out = []
-    seen_zero: set[str] = set()
+    below: set[str] = set()
     for r in rows:
-        if r["made"] == 0:
-            if r["capot"] or r["kind"] in seen_zero:
+        if r["p_make"] < SHOW_FROM and not r["best"]:
+            if r["capot"] or r["kind"] in below:
                 continue
-            seen_zero.add(r["kind"])
+            below.add(r["kind"])
         out.append(r)
     return out
 
