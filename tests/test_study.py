@@ -23,6 +23,7 @@ from bazarsim.analysis.convention import (
     convention_study,
     cross_fitted,
     deal_folds,
+    deal_split,
     parse_formula,
     scores,
 )
@@ -72,6 +73,19 @@ def brute_isotonic(y, w):
     return np.array(best)
 
 
+def naive_pav(y, w):
+    """Merge the first adjacent pair of blocks out of order until none is (any length)."""
+    blocks = [[float(a) * float(b), float(b), 1] for a, b in zip(y, w, strict=True)]
+    while True:
+        for i in range(len(blocks) - 1):
+            if blocks[i][0] / blocks[i][1] > blocks[i + 1][0] / blocks[i + 1][1]:
+                a, b = blocks[i], blocks.pop(i + 1)
+                blocks[i] = [a[0] + b[0], a[1] + b[1], a[2] + b[2]]
+                break
+        else:
+            return np.array([s / w for s, w, k in blocks for _ in range(k)])
+
+
 def naive_threshold(values, n, made, target):
     keep = [i for i in range(len(n)) if n[i] > 0]
     fit = brute_isotonic(np.array([made[i] / n[i] for i in keep]),
@@ -100,6 +114,7 @@ def test_isotonic_fit_equals_brute_force(seed):
     w = rng.integers(1, 6, n).astype(float)
     fit = isotonic_fit(y, w)
     assert np.allclose(fit, brute_isotonic(y, w), atol=1e-12)
+    assert np.allclose(fit, naive_pav(y, w), atol=1e-12)
     assert np.all(np.diff(fit) >= -1e-12)
     assert math.isclose(np.dot(fit, w), np.dot(y, w))  # pooling keeps the weighted sum
 
@@ -177,18 +192,19 @@ def test_auc_equals_pairwise_count(seed):
 
 def test_value_counts_merge_batches():
     rng = np.random.default_rng(5)
-    vc = ValueCounts()
-    xs, folds, mades = [], [], []
+    vc = ValueCounts(groups=3)
+    xs, groups, folds, mades = [], [], [], []
     for _ in range(4):
         x = rng.integers(0, 9, 50) * 2.5
-        fold, made = rng.integers(0, 2, 50), rng.integers(0, 2, 50)
-        vc.add(x, fold, made)
-        xs.append(x), folds.append(fold), mades.append(made)
-    x, fold, made = map(np.concatenate, (xs, folds, mades))
+        group, fold, made = rng.integers(0, 3, 50), rng.integers(0, 2, 50), rng.integers(0, 2, 50)
+        vc.add(x, group, fold, made)
+        xs.append(x), groups.append(group), folds.append(fold), mades.append(made)
+    x, group, fold, made = map(np.concatenate, (xs, groups, folds, mades))
     assert np.array_equal(vc.values, np.unique(x))
     for i, v in enumerate(vc.values):
-        for a, b in itertools.product((0, 1), (0, 1)):
-            assert vc.counts[i, a, b] == ((x == v) & (fold == a) & (made == b)).sum()
+        for g, a, b in itertools.product((0, 1, 2), (0, 1), (0, 1)):
+            assert vc.counts[i, g, a, b] == ((x == v) & (group == g) & (fold == a)
+                                             & (made == b)).sum()
 
 
 def test_cross_fit_scores_each_half_with_the_other():
@@ -313,27 +329,41 @@ def test_threshold_within_classes(dataset):
 
 def test_convention_equals_reference(dataset):
     res = convention_study(dataset, "H", ["aces"], level=9, compare=True, seed=3)
-    assert [c["name"] for c in res["counts"]][:2] == ["aces", "hand points"]
+    assert [c["name"] for c in res["counts"]][:2] == ["formula", "hand points"]
     assert sum(c["best"] for c in res["counts"]) == 1
     ref = reference_rows(dataset, feature="aces")
     c = res["counts"][0]
     assert c["n"] == len(ref)
     assert math.isclose(c["auc"], naive_auc([x[1] for x in ref], [x[2] for x in ref]))
-    # the honest fit: each half predicted by the other's monotone fit
-    fold = deal_folds(np.array([x[0] for x in ref]), 3)
-    x = np.array([x[1] for x in ref], float)
+    fold, group = deal_split(np.array([x[0] for x in ref]), 3)
     y = np.array([x[2] for x in ref])
-    p = np.empty(len(ref))
-    for h in (0, 1):
-        other = fold != h
-        vals = np.unique(x[other])
-        fit = brute_isotonic(np.array([y[other & (x == v)].mean() for v in vals]),
-                             np.array([(other & (x == v)).sum() for v in vals], float))
-        p[fold == h] = np.interp(x[fold == h], vals, fit)
-    p = np.clip(p, 1e-3, 1 - 1e-3)
+
+    def honest(x):  # each half predicted by the other half's monotone fit
+        p = np.empty(len(x))
+        for h in (0, 1):
+            other = fold != h
+            vals = np.unique(x[other])
+            fit = naive_pav(np.array([y[other & (x == v)].mean() for v in vals]),
+                            np.array([(other & (x == v)).sum() for v in vals], float))
+            p[fold == h] = np.interp(x[fold == h], vals, fit)
+        return np.clip(p, 1e-3, 1 - 1e-3)
+
+    p = honest(np.array([x[1] for x in ref], float))
     assert math.isclose(c["brier"], np.mean((p - y) ** 2))
     assert math.isclose(c["log_loss"], -np.mean(y * np.log(p) + (1 - y) * np.log(1 - p)))
     assert sum(b["n"] for b in c["calibration"]) == len(ref)
+    # paired comparison with the points count: mean row difference, SE over deal groups
+    c, points = convention_study(dataset, "H", ["aces", "points"], level=9, seed=3)["counts"]
+    assert (c["name"], points["name"], points["best"]) == ("formula 1", "formula 2", True)
+    q = honest(np.array([x[1] for x in reference_rows(dataset, feature="points")], float))
+    d = (p - y) ** 2 - (q - y) ** 2
+    assert math.isclose(c["brier_vs_best"], d.mean())
+    dg = np.bincount(group, weights=d, minlength=64)
+    ng = np.bincount(group, minlength=64)
+    g = (ng > 0).sum()
+    se = math.sqrt(g / (g - 1) * ((dg - d.mean() * ng) ** 2).sum()) / len(d)
+    assert math.isclose(c["se_vs_best"], se)
+    assert points["brier_vs_best"] == 0 and points["se_vs_best"] == 0
 
 
 def test_cli_end_to_end_and_deterministic(dataset):

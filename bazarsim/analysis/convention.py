@@ -15,7 +15,9 @@ possible declarer, the rows are counted per value of each count, and per count:
   the prediction is interpolated linearly; it is kept within [0.001, 0.999] so that
   log-loss stays finite. Each is shown with the same score of the constant prediction
   (the other half's make rate) and the Brier skill (1 - Brier / constant Brier: the share
-  of the uncertainty the count removes);
+  of the uncertainty the count removes). Counts are compared on the same rows: each
+  one's Brier minus the best one's, with a standard error from 64 groups of deals (a
+  seeded hash of the index: the groups are independent, rows within a deal are not);
 * **calibration**: rows binned by their cross-fitted prediction (tenths): predicted
   against observed P(make), and the range of the count in each bin.
 
@@ -51,6 +53,7 @@ BUILTIN = (
 ALIASES = {"trump_jacks": "jack", "trump_nines": "nine", "belas": "bela"}  # dataset names
 CLIP = 1e-3  # predictions kept within [CLIP, 1 - CLIP] for the log-loss
 BINS = 10
+GROUPS = 64  # deal groups of the paired standard errors between counts
 
 
 # --------------------------------------------------------------------------- formulas
@@ -150,25 +153,43 @@ def _show(token) -> str:
 
 
 class ValueCounts:
-    """Rows per distinct count value, half (fold) and outcome: ``counts[v, fold, made]``."""
+    """Rows per distinct count value, deal group, half (fold) and outcome:
+    ``counts[v, group, fold, made]`` (groups: for the standard errors)."""
 
-    def __init__(self) -> None:
+    def __init__(self, groups: int = GROUPS) -> None:
+        self.groups = groups
         self.values = np.zeros(0)
-        self.counts = np.zeros((0, 2, 2))
+        self.counts = np.zeros((0, groups, 2, 2))
 
-    def add(self, x: np.ndarray, fold: np.ndarray, made: np.ndarray) -> None:
+    @property
+    def by_fold(self) -> np.ndarray:
+        """``[v, fold, made]``."""
+        return self.counts.sum(1)
+
+    def add(self, x: np.ndarray, group: np.ndarray, fold: np.ndarray, made: np.ndarray) -> None:
         u, inv = np.unique(x, return_inverse=True)
-        c = np.bincount(inv.ravel() * 4 + fold * 2 + made, minlength=4 * len(u))
+        g = self.groups
+        c = np.bincount(((inv.ravel() * g + group) * 2 + fold) * 2 + made,
+                        minlength=4 * g * len(u))
         values = np.union1d(self.values, u)
-        counts = np.zeros((len(values), 2, 2))
+        counts = np.zeros((len(values), g, 2, 2))
         counts[np.searchsorted(values, self.values)] += self.counts
-        counts[np.searchsorted(values, u)] += c.reshape(-1, 2, 2)
+        counts[np.searchsorted(values, u)] += c.reshape(-1, g, 2, 2)
         self.values, self.counts = values, counts
 
 
+def deal_split(deal: np.ndarray, seed: int, groups: int = GROUPS) -> tuple[np.ndarray,
+                                                                           np.ndarray]:
+    """Half (0 or 1) and group (0 .. groups - 1) of each deal, from a seeded hash of its
+    index: all four seats of a deal fall in the same half and group."""
+    h = deal_hash(deal, seed ^ 0x5EED)
+    return (h & np.uint64(1)).astype(np.int64), ((h >> np.uint64(1)) % np.uint64(groups)).astype(
+        np.int64)
+
+
 def deal_folds(deal: np.ndarray, seed: int) -> np.ndarray:
-    """Half 0 or 1 of each deal (a seeded hash of its index)."""
-    return (deal_hash(deal, seed ^ 0x5EED) & np.uint64(1)).astype(np.int64)
+    """Half 0 or 1 of each deal (see :func:`deal_split`)."""
+    return deal_split(deal, seed)[0]
 
 
 # --------------------------------------------------------------------------- metrics
@@ -246,15 +267,39 @@ def calibration(values: np.ndarray, counts: np.ndarray, pred: np.ndarray,
     return rows
 
 
+def group_brier(p: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """``[group, 2]``: per deal group, the sum of squared errors of predictions
+    ``p[v, fold]`` (clipped as in :func:`scores`) and the rows they cover."""
+    ok = ~np.isnan(p)
+    q = np.clip(np.where(ok, p, 0.5), CLIP, 1 - CLIP)[:, None, :]
+    m, f = counts[..., 1] * ok[:, None, :], counts[..., 0] * ok[:, None, :]
+    return np.stack([(m * (1 - q) ** 2 + f * q ** 2).sum((0, 2)), (m + f).sum((0, 2))], 1)
+
+
+def paired_difference(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
+    """Mean difference of two per-group ``[sum, rows]`` tables over the same rows, and its
+    standard error across groups (groups of deals are independent; a ratio estimate)."""
+    d, n = a[:, 0] - b[:, 0], a[:, 1]
+    total = n.sum()
+    mean = d.sum() / total
+    g = int((n > 0).sum())
+    if g < 2:
+        return float(mean), math.nan
+    var = g / (g - 1) * ((d - mean * n) ** 2).sum() / total ** 2
+    return float(mean), float(math.sqrt(var))
+
+
 def count_metrics(name: str, formula: Formula, vc: ValueCounts, bins: int = BINS) -> dict:
-    """Every figure of one count from its value table."""
-    made = vc.counts[:, :, 1]
-    failed = vc.counts[:, :, 0]
-    pred = cross_fitted(vc.values, vc.counts)
+    """Every figure of one count from its value table (``_groups``: per-group Brier sums,
+    for the paired comparison of counts)."""
+    table = vc.by_fold
+    made = table[:, :, 1]
+    failed = table[:, :, 0]
+    pred = cross_fitted(vc.values, table)
     brier, loss = scores(pred.ravel(), made.ravel(), failed.ravel())
-    const = np.broadcast_to(constant_fitted(vc.counts), pred.shape)
+    const = np.broadcast_to(constant_fitted(table), pred.shape)
     brier0, loss0 = scores(const.ravel(), made.ravel(), failed.ravel())
-    n = int(vc.counts.sum())
+    n = int(table.sum())
     return {
         "name": name, "formula": formula.text, "n": n,
         "p_make": float(made.sum() / n) if n else math.nan,
@@ -263,7 +308,8 @@ def count_metrics(name: str, formula: Formula, vc: ValueCounts, bins: int = BINS
         "brier": brier, "brier_constant": brier0,
         "brier_skill": 1 - brier / brier0 if brier0 > 0 else math.nan,
         "log_loss": loss, "log_loss_constant": loss0,
-        "calibration": calibration(vc.values, vc.counts, pred, bins),
+        "calibration": calibration(vc.values, table, pred, bins),
+        "_groups": group_brier(pred, vc.counts),
     }
 
 
@@ -276,7 +322,9 @@ def convention_study(out: str | Path, kind: str | None, formulas: list[str] | No
                      batch_size: int = 1 << 16) -> dict:
     """How well each count predicts making one bid (the formulas given, and the built-in
     counts with ``compare`` or when none is given)."""
-    counts = [(f.strip(), parse_formula(f)) for f in formulas or []]
+    given = formulas or []
+    counts = [("formula" + (f" {i + 1}" if len(given) > 1 else ""), parse_formula(f))
+              for i, f in enumerate(given)]
     if compare or not counts:
         counts += [(name, parse_formula(f)) for name, f in BUILTIN]
     if not 2 <= bins <= 100:
@@ -284,7 +332,7 @@ def convention_study(out: str | Path, kind: str | None, formulas: list[str] | No
     study = open_bid_study(out, kind, level, seats, contra)
     tables = [ValueCounts() for _ in counts]
     for row, made, _score in bid_outcomes(study, batch_size):
-        fold = deal_folds(row["deal"], seed)
+        fold, group = deal_split(row["deal"], seed)
         cache: dict[str, np.ndarray] = {}
 
         def feature(name: str, row=row, cache=cache) -> np.ndarray:
@@ -293,14 +341,19 @@ def convention_study(out: str | Path, kind: str | None, formulas: list[str] | No
             return cache[name]
 
         for (_name, formula), vc in zip(counts, tables, strict=True):
-            vc.add(formula.evaluate(feature), fold, made.astype(np.int64))
+            vc.add(formula.evaluate(feature), group, fold, made.astype(np.int64))
     (bid,) = study.bids
     results = [count_metrics(name, f, vc, bins) for (name, f), vc in zip(counts, tables,
                                                                           strict=True)]
-    ranked = [r for r in results if not math.isnan(r["brier_skill"])]
-    best = max(ranked, key=lambda r: r["brier_skill"]) if ranked else None
+    ranked = [r for r in results if not math.isnan(r["brier"])]
+    best = min(ranked, key=lambda r: r["brier"]) if ranked else None
     for r in results:
-        r["best"] = r is best
+        r["best"] = r is best and len(results) > 1
+        diff, se = paired_difference(r["_groups"], best["_groups"]) if best else (math.nan,
+                                                                                   math.nan)
+        r.update(brier_vs_best=diff, se_vs_best=se if r is not best else 0.0)
+    for r in results:
+        del r["_groups"]
     return {
         "dataset": str(out), "bid": bid.label, "kind": KIND_NAMES[bid.kind],
         "level": bid.level, "contra": study.contra, "seed": seed, "folds": 2,

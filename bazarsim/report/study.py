@@ -93,6 +93,8 @@ def convention_text(res: dict, fmt: Format, width: int = 100) -> str:
         "count": c["name"], "formula": c["formula"], "AUC": f"{c['auc']:.3f}",
         "Brier (constant)": f"{c['brier']:.4f} ({c['brier_constant']:.4f})",
         "skill %": _pct(c["brier_skill"]),
+        "Brier vs best": "" if c["best"] or math.isnan(c["brier_vs_best"])
+        else f"{c['brier_vs_best']:+.4f} ± {c['se_vs_best']:.4f}",
         "log-loss (constant)": f"{c['log_loss']:.4f} ({c['log_loss_constant']:.4f})",
         "best": "best" if c["best"] else "",
     } for c in res["counts"]]
@@ -115,8 +117,9 @@ def convention_note(res: dict) -> str:
     return ("AUC: chance that a hand where the bid made has a higher count than one where it "
             "failed (ties 1/2; 0.5 = useless). Brier, log-loss: of P(make) from a "
             f"{res['fit']}, seed {res['seed']}; in brackets the same for a constant "
-            "prediction; skill = 1 - Brier / constant Brier. Calibration: rows binned by "
-            "predicted P(make).")
+            "prediction; skill = 1 - Brier / constant Brier; vs best: Brier minus the best "
+            "count's on the same rows, ± its standard error over 64 groups of deals. "
+            "Calibration: rows binned by predicted P(make).")
 
 
 def _note(fmt: Format, text: str) -> str:
