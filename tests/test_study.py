@@ -380,6 +380,8 @@ def test_cli_end_to_end_and_deterministic(dataset):
         r = runner.invoke(app, [*args, "--format", fmt])
         assert r.exit_code == 0, r.output
     assert "break-even" in runner.invoke(app, args).output
+    short = runner.invoke(app, [*args, "--summary", "-f", "md"]).output
+    assert "P(make) by points" not in short and "points threshold" in short
     conv = ["study", "convention", str(dataset), "--kind", "BK", "--level", "8"]
     a = runner.invoke(app, [*conv, "--formula", "points + 10*aces", "--compare", "-f", "json"])
     assert a.exit_code == 0, a.output

@@ -56,6 +56,7 @@ from bazarsim.store.parts import read_manifest
 GROUPS = 256  # deal groups of the bootstrap (clusters resampled with replacement)
 REPLICATES = 1000
 LEVEL = 0.95
+MAX_CELLS = 8192  # classes x values of one study (the per-group table stays under 70 MB)
 
 
 # --------------------------------------------------------------------------- one bid
@@ -243,6 +244,10 @@ def count_threshold_table(study: BidStudy, feature: str, within: Classer | None 
     """Stream the dataset into the per-group table of :class:`ThresholdTable`."""
     v_size = Classer(feature).size
     w_size = within.size if within else 1
+    if w_size * v_size > MAX_CELLS:
+        raise BazarsimError(f"{feature} within {within.feature}: {w_size * v_size:,} cells, "
+                            f"more than {MAX_CELLS:,}; bucket --within, e.g. "
+                            f"'{within.feature}=LO..HI,LO..'", within.feature)
     cells = groups * w_size * v_size * 2
     table = np.zeros((groups, w_size, v_size, 4))
     for row, made, score in bid_outcomes(study, batch_size):

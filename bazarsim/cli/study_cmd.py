@@ -53,6 +53,9 @@ def threshold_command(
     seat: SeatOpt = None,
     contra: ContraOpt = "none",
     fmt: FormatOpt = Format.table,
+    summary: Annotated[bool, typer.Option(
+        "--summary", help="Only the thresholds, not the rates per value behind them.")]
+    = False,
 ) -> None:
     """From which value of a hand feature on does a bid pay (bootstrap interval)?
 
@@ -60,7 +63,7 @@ def threshold_command(
     --target), its bootstrap 95% interval, and the raw and fitted rates behind it."""
     res = threshold_study(directory, kind, by, level=level, within=within, target=target,
                           replicates=bootstrap, seed=seed, seats=_seats(seat), contra=contra)
-    typer.echo(threshold_text(res, fmt, _width()), nl=False)
+    typer.echo(threshold_text(res, fmt, _width(), rows=not summary), nl=False)
 
 
 @command("convention", group=study_app)

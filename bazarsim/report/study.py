@@ -23,8 +23,8 @@ def _value(v: float | None, lowest: int) -> str:
 # --------------------------------------------------------------------------- threshold
 
 
-def threshold_text(res: dict, fmt: Format, width: int = 100) -> str:
-    """The threshold study as text in ``fmt``."""
+def threshold_text(res: dict, fmt: Format, width: int = 100, rows: bool = True) -> str:
+    """The threshold study as text in ``fmt`` (``rows``: also the table of each class)."""
     if fmt == Format.json:
         return to_json(res) + "\n"
     feature, within = res["feature"], res["within"]
@@ -54,15 +54,15 @@ def threshold_text(res: dict, fmt: Format, width: int = 100) -> str:
     title = (f"Threshold of {feature} for {res['bid']}"
              + (f" per {within}" if within else "") + f" in {res['dataset']} (double dummy)")
     parts = [render_records(summary, fmt, title, width)]
-    for c in res["classes"]:
-        rows = [{feature: r[feature], "n": f"{r['n']:,}", "made": f"{r['made']:,}",
+    for c in res["classes"] if rows else []:
+        table = [{feature: r[feature], "n": f"{r['n']:,}", "made": f"{r['made']:,}",
                  "make %": _pct(r["p_make"]),
                  "95% interval": f"{_pct(r['ci_low'])} .. {_pct(r['ci_high'])}",
                  "fitted %": _pct(r["fitted"]), "reaches": "yes" if r["reaches"] else ""}
                 for r in c["rows"]]
         sub = f"{res['bid']}: P(make) by {feature}" + (f", {within} {c[within]}" if within
                                                          else "")
-        parts.append(("\n" if fmt == Format.md else "") + render_records(rows, fmt, sub, width))
+        parts.append(("\n" if fmt == Format.md else "") + render_records(table, fmt, sub, width))
     parts.append(_note(fmt, threshold_note(res)))
     return "".join(parts)
 
