@@ -56,7 +56,9 @@ ByOpt = Annotated[list[str] | None, typer.Option(
     "--by", help="Class the declarer's hand by a feature, with buckets: e.g. "
     "'points=0..19,20..39,40..', 'trumps=0..2,3,4,5..', 'jack', 'nine', 'aces', "
     "'declarations=0,20..40,50..', 'bela', 'len_H=0..2,3..', 'position' (1 leads .. 4 "
-    "deals). Kind-dependent features use the bid's kind. Repeatable (classes cross).")]
+    "deals); in belote-fr and bela-hr also the cards seen at bid time: 'seen_points', "
+    "'seen_trumps', 'seen_jack', 'seen_nine', 'seen_aces'. Kind-dependent features use the "
+    "bid's kind. Repeatable (classes cross).")]
 SeatOpt = Annotated[list[str] | None, typer.Option(
     "--seat", help="Declarer seats to count (default all four: one DD table serves each).")]
 ContraOpt = Annotated[str, typer.Option("--contra", help="Score the bids with contra: none, "
