@@ -78,6 +78,9 @@ def ref_figures(per_bid, totals, capots, bids, kinds):
     scores = [[s for _, s in per_bid[j]] for j in range(len(bids))]
     ties = [j for j in order[1:] if scores[j] == scores[best]]
     rest = [j for j in order[1:] if j not in ties]
+    rivals = [j for j in rest if any(a > b for a, b in zip(scores[j], scores[best],
+                                                            strict=True))]
+    rest = rivals or rest
     rows = []
     for j, bid in enumerate(bids):
         made = sum(m for m, _ in per_bid[j])
@@ -297,6 +300,7 @@ def naive_stop(sample: Sample, precision, ceiling):
     if n >= 2 and (hi - lo) / 2 <= precision:
         return "precision"
     others = [j for j in order[1:] if not np.array_equal(sample.score[j], sample.score[best])]
+    others = [j for j in others if (sample.score[j] > sample.score[best]).any()] or others
     if others and n > 1:
         d = (sample.score[best] - sample.score[others[0]]).astype(float).tolist()
         mean, se = ref_mean_se(d)
@@ -329,12 +333,18 @@ def test_stop_rule_against_naive_on_synthetic_samples():
     assert {"precision", "significant", "ceiling", None, "deals"} <= seen
 
 
-def test_stop_rule_never_stops_early():
+@pytest.mark.parametrize("hand,stop", [
+    ("AT9.AT9.7.7", "precision"),  # S and H alike: P(make) settles before the lead does
+    ("K97.K97.8.8", "ceiling"),  # P(make) near 1/2 and no clear lead: runs to -n
+    ("AJ9.K7.Q.T8", "significant"),  # spades clearly better than hearts
+])
+def test_stop_rule_never_stops_early(hand, stop):
     rs = get_ruleset("bazar")
-    q = hand_query(rs, "AJ9.K7.Q.T8", 2, 0, kinds=(0, 1))
+    q = hand_query(rs, hand, 2, 0, kinds=(0, 1))
     checks = []
     a = analyze(q, deals=1000, seed=11, precision=0.03,
                 on_batch=lambda s, r: checks.append((s, r)))
+    assert a.stop == stop
     for s, reason in checks[:-1]:
         assert reason is None
         assert s.half_width > 0.03 and not s.significant and s.n < 1000

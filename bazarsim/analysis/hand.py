@@ -225,7 +225,10 @@ def _mean_se(x: np.ndarray) -> tuple[float, float]:
 @dataclass(frozen=True)
 class Summary:
     """The best bid and how sure it is: its P(make) interval's half-width, and its paired
-    lead over the second best (the best bid not equal to it on every sample deal)."""
+    lead over the second best. The second best is the best of the bids that score more
+    than the best on some sample deal: a bid that never does (in bazar, the same kind one
+    level higher, which scores the same when both make) is no alternative worth a margin.
+    Only when every bid is such is the second best simply the next one."""
 
     n: int
     best: int  # index into the bids
@@ -253,7 +256,8 @@ def summarize(sample: Sample, confidence: float = 0.95) -> Summary:
     sb = sample.score[best]
     ties = tuple(j for j in order[1:] if np.array_equal(sample.score[j], sb))
     rest = [j for j in order[1:] if j not in ties]
-    second = rest[0] if rest else -1
+    rivals = [j for j in rest if np.any(sample.score[j] > sb)]
+    second = rivals[0] if rivals else rest[0] if rest else -1
     if second >= 0:
         margin, se = _mean_se((sb - sample.score[second]).astype(np.float64))
     else:
