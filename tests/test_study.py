@@ -366,6 +366,13 @@ def test_convention_equals_reference(dataset):
     assert points["brier_vs_best"] == 0 and points["se_vs_best"] == 0
 
 
+def strict_json(text):
+    """JSON without NaN or Infinity (what strict parsers accept)."""
+    def refuse(token):
+        raise AssertionError(f"{token} in JSON")
+    return json.loads(text, parse_constant=refuse)
+
+
 def test_cli_end_to_end_and_deterministic(dataset):
     args = ["study", "threshold", str(dataset), "--kind", "H", "--level", "9", "--by",
             "points", "--within", "trumps=0..2,3..", "--bootstrap", "200"]
@@ -373,7 +380,7 @@ def test_cli_end_to_end_and_deterministic(dataset):
     assert a.exit_code == 0, a.output
     b = runner.invoke(app, [*args, "--format", "json"])
     assert a.output == b.output
-    res = json.loads(a.output)
+    res = strict_json(a.output)
     assert res["bid"] == "9H" and res["feature"] == "points" and len(res["classes"]) == 2
     assert {"threshold", "ci_low", "ci_high", "target", "rows"} <= set(res["classes"][0])
     for fmt in ("table", "md", "csv"):
@@ -387,7 +394,7 @@ def test_cli_end_to_end_and_deterministic(dataset):
     assert a.exit_code == 0, a.output
     assert a.output == runner.invoke(app, [*conv, "--formula", "points + 10*aces", "--compare",
                                            "-f", "json"]).output
-    res = json.loads(a.output)
+    res = strict_json(a.output)
     assert len(res["counts"]) == 5 and res["bid"] == "8BK"
     for fmt in ("table", "md"):
         r = runner.invoke(app, [*conv, "--format", fmt])
