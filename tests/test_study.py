@@ -127,9 +127,12 @@ def test_threshold_rule():
     assert first_reaching(values, n, made, 0.55) == 4.0
     assert first_reaching(values, n, made, 0.05) == 0.0
     assert first_reaching(values, n, made, 0.95) == math.inf
+    last = -math.inf
     for target in np.linspace(0, 1, 21):
-        assert first_reaching(values, n, made, target) == naive_threshold(values, n, made,
-                                                                           target)
+        thr = first_reaching(values, n, made, target)
+        assert thr == naive_threshold(values, n, made, target)
+        assert thr >= last  # a higher target never lowers the threshold
+        last = thr
 
 
 def test_breakeven_is_where_expected_score_is_zero():
@@ -352,6 +355,10 @@ def test_convention_equals_reference(dataset):
     assert math.isclose(c["brier"], np.mean((p - y) ** 2))
     assert math.isclose(c["log_loss"], -np.mean(y * np.log(p) + (1 - y) * np.log(1 - p)))
     assert sum(b["n"] for b in c["calibration"]) == len(ref)
+    # a count and any increasing linear transform of it rank and predict alike
+    a, b = convention_study(dataset, "H", ["points", "2*points + 3"], level=9, seed=3)["counts"]
+    for key in ("auc", "brier", "log_loss", "brier_constant"):
+        assert math.isclose(a[key], b[key]), key
     # paired comparison with the points count: mean row difference, SE over deal groups
     c, points = convention_study(dataset, "H", ["aces", "points"], level=9, seed=3)["counts"]
     assert (c["name"], points["name"], points["best"]) == ("formula 1", "formula 2", True)
