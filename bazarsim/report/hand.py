@@ -92,8 +92,9 @@ def hand_notes(a: HandAnalysis, every_bid: bool = False) -> list[str]:
                      "random among the unseen cards")
     hidden = len(a.rows) - len(_shown(a.rows, every_bid))
     if hidden:
-        lines.append(f"{hidden} more bids make less than {100 * SHOW_FROM:.0f}% of the time "
-                     "(--all shows them, --format json lists every bid)")
+        what = "bid makes" if hidden == 1 else "bids make"
+        lines.append(f"{hidden} more {what} less than {100 * SHOW_FROM:.0f}% of the time "
+                     "(--all shows every bid, as --format json does)")
     return lines
 
 
