@@ -51,9 +51,8 @@ def hand_records(a: HandAnalysis, fmt: Format, every_bid: bool = False) -> list[
 def hand_title(a: HandAnalysis) -> str:
     q = a.query.describe()
     turned = f" + turned {q['turned']}" if q["turned"] else ""
-    return (f"{q['hand']}{turned}: {q['seat']} (dealer {q['dealer']}, {q['ruleset']}), "
-            f"{a.deals:,} deals, double dummy; {100 * a.confidence:g}% intervals; "
-            "score = declarers - defenders, ± one SE")
+    return (f"{q['hand']}{turned} at {q['seat']}, dealer {q['dealer']}, {q['ruleset']}: "
+            f"{a.deals:,} deals, double dummy")
 
 
 def hand_notes(a: HandAnalysis, every_bid: bool = False) -> list[str]:
@@ -90,6 +89,8 @@ def hand_notes(a: HandAnalysis, every_bid: bool = False) -> list[str]:
     elif seen < 8:
         lines.append(f"{seat}'s other {8 - seen} cards are hidden at bid time: dealt at "
                      "random among the unseen cards")
+    lines.append(f"intervals: Wilson {100 * a.confidence:g}%; totals and scores: mean ± one "
+                 "SE; score: declarers' minus defenders'; vs best: paired difference")
     hidden = len(a.rows) - len(_shown(a.rows, every_bid))
     if hidden:
         what = "bid makes" if hidden == 1 else "bids make"
