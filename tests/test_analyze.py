@@ -462,6 +462,7 @@ def test_file_of_hands_json_lines(tmp_path):
      "VK"),
     (["AJ9.K7.Q.T8", "--seat", "S", "--dealer", "N", "--precision", "0.7"], "--precision"),
     (["AJ9.K7.Q.T8", "--seat", "X", "--dealer", "N"], "X"),
+    (["A7.K7.Q7.T7", "--seat", "S", "--dealer", "N"], "four sevens"),
 ])
 def test_bad_input_one_error_line(args, words):
     r = runner.invoke(app, ["analyze", *args, "-q"])

@@ -46,6 +46,7 @@ from bazarsim.deals.generator import DealGenerator
 from bazarsim.evaluate.hands import evaluate_deals
 from bazarsim.rules.rulesets import Ruleset
 
+SEVENS = 0x01010101  # the 7 of each suit (bit = suit * 8 + rank, 7 lowest)
 BATCH = 200  # deals between two checks of the stop rule (and the smallest sample it stops at)
 
 
@@ -113,6 +114,10 @@ def hand_query(ruleset: Ruleset, hand: str | int, seat: int, dealer: int,
         raise BazarsimError(
             f"hand {format_hand(mask)} has {size} cards: in {rs.name} a player bids on "
             f"{describe_bid_time(rs)}{extra}", format_hand(mask))
+    if rs.declarations.four_sevens_redeal and mask & SEVENS == SEVENS:
+        raise BazarsimError(f"hand {format_hand(mask)} holds four sevens: in {rs.name} the "
+                            "deal is void and dealt again, there is nothing to bid",
+                            format_hand(mask))
     turned_bit = 0
     if with_turned:
         if not turned:
