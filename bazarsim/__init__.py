@@ -68,6 +68,11 @@ _LAZY = {
     "Simulation": "bazarsim.engine.simulation",
     "read_dataframe": "bazarsim.store.parts",
     "frequency_table": "bazarsim.analysis.freq",
+    "bid_table": "bazarsim.analysis.bids",
+    "hand_query": "bazarsim.analysis.hand",
+    "analyze": "bazarsim.analysis.hand",
+    "threshold_study": "bazarsim.analysis.threshold",
+    "convention_study": "bazarsim.analysis.convention",
 }
 
 
