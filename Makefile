@@ -12,9 +12,11 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test,lint]'
 	touch $(STAMP)
 
-## test: what a newcomer runs: every test, with a sample of each full gate (minutes)
+## test: what a newcomer runs: every test, with a sample of each full gate (minutes);
+## the kernels compile first, one family per core, then the tests run on every core
 test: $(STAMP)
-	$(BIN)/python -m pytest -q
+	$(BIN)/bazarsim compile
+	$(BIN)/python -m pytest -q -n auto
 
 ## gate: the full correctness gates only (brute force, all-off solves, 100,000 hands,
 ## 10 M deals against the exact odds); CI runs `make test` then `make gate`
@@ -27,6 +29,7 @@ test-all: $(STAMP)
 
 ## run: a real default job on the embedded engine
 run: $(STAMP)
+	$(BIN)/bazarsim compile
 	$(BIN)/python -m bazarsim demo
 
 ## bench: speed benchmarks; writes reports/benchmarks.json and reports/benchmarks.md

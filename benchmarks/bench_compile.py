@@ -1,10 +1,12 @@
 """Cold compilation of each kernel family: seconds and peak memory of a first call.
 
-Each family runs in a fresh process with an empty Numba cache of its own
+Each family of ``bazarsim compile`` (:data:`bazarsim.cli.compile_cmd.FAMILIES`: DD tables,
+solver, evaluation, dealing, scoring) runs in a fresh process with an empty Numba cache of its own
 (``NUMBA_CACHE_DIR`` in a temporary directory), so this is what a new install pays the
 first time: the process's wall time to the first answer and its peak resident memory
 (``ru_maxrss``), imports included. A second process on the same cache shows what every
-later run pays (loading the cached machine code).
+later run pays (loading the cached machine code). The last row is ``bazarsim compile``
+itself on an empty cache: every family at once, one process per core.
 """
 
 from __future__ import annotations
@@ -14,54 +16,52 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
+
+from bazarsim.cli.compile_cmd import FAMILIES
 
 from .common import row
-
-# family -> Python code making the first call that needs the family's kernels
-FAMILIES = {
-    "evaluation": "import numpy as np; from bazarsim.evaluate.hands import evaluate_hands, "
-                  "evaluate_deals; evaluate_hands(np.arange(64, dtype=np.uint32), 'H'); "
-                  "evaluate_deals(np.array([[255, 255 << 8, 255 << 16, 255 << 24]], "
-                  "np.uint32), 0, 'H')",
-    "deal generator": "from bazarsim.deals.generator import DealGenerator; "
-                      "DealGenerator(1).deal(0, 100)",
-    "solver": "from bazarsim.dd.solver import Solver; from bazarsim.deals.generator import "
-              "DealGenerator; Solver().solve(DealGenerator(7).deal(0, 1).hands[0], 'H', 'E')",
-    "DD tables": "from bazarsim.dd.batch import dd_tables; from bazarsim.deals.generator "
-                 "import DealGenerator; dd_tables(DealGenerator(7).deal(0, 2).hands)",
-    "scoring": "import numpy as np; from bazarsim.rules.scoring import score_deals; "
-               "score_deals(None, level=np.array([8]), kind=np.array([1]), "
-               "declarer_side=np.array([0]), points=np.array([[100, 62]]), "
-               "tricks=np.array([[5, 3]]), declarations=np.zeros((1, 2), int), "
-               "bela=np.zeros((1, 2), int))",
-}
 
 PROBE = """
 import json, resource, sys, time
 t0 = time.perf_counter()
-exec(sys.argv[1])
+from bazarsim.cli.compile_cmd import FAMILIES
+FAMILIES[sys.argv[1]]()
 print(json.dumps({"seconds": time.perf_counter() - t0,
                   "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 """
 
 
-def first_call(code: str, cache_dir: str) -> dict:
-    """Seconds and peak MB of a fresh process running ``code`` on ``cache_dir``."""
+def first_call(family: str, cache_dir: str) -> dict:
+    """Seconds and peak MB of a fresh process compiling ``family`` on ``cache_dir``."""
     env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir)
-    out = subprocess.run([sys.executable, "-c", PROBE, code], env=env, capture_output=True,
+    out = subprocess.run([sys.executable, "-c", PROBE, family], env=env, capture_output=True,
                          text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def compile_everything(cache_dir: str) -> float:
+    """Wall seconds of ``bazarsim compile`` on ``cache_dir``."""
+    env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir)
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "bazarsim", "compile", "--quiet"], env=env,
+                   check=True)
+    return time.perf_counter() - t0
+
+
 def collect(quick: bool) -> list[dict]:
     rows = []
-    families = {k: v for k, v in FAMILIES.items() if not quick or k != "DD tables"}
-    for family, code in families.items():
+    for family in FAMILIES:
         with tempfile.TemporaryDirectory() as cache:
-            cold = first_call(code, cache)
-            warm = first_call(code, cache)
+            cold = first_call(family, cache)
+            warm = first_call(family, cache)
         note = f"fresh process, empty Numba cache; cached: {warm['seconds']:.1f} s"
         rows.append(row("compile", f"{family}: first call", cold["seconds"], "s", note))
         rows.append(row("compile", f"{family}: peak memory", cold["peak_mb"], "MB",
                         f"cached run: {warm['peak_mb']:.0f} MB"))
+    if not quick:
+        with tempfile.TemporaryDirectory() as cache:
+            wall = compile_everything(cache)
+        rows.append(row("compile", "bazarsim compile: every family", wall, "s",
+                        f"empty cache, {os.cpu_count()} processes at once"))
     return rows

@@ -53,3 +53,28 @@ def test_no_private_names_imported_across_modules():
             bad += [f"{path.relative_to(PACKAGE)}: {module}.{n}" for n in names
                     if n.startswith("_") and n != "__version__"]
     assert bad == []
+
+
+def _njit_options(node: ast.FunctionDef) -> dict | None:
+    for d in node.decorator_list:
+        if isinstance(d, ast.Call) and getattr(d.func, "attr", getattr(d.func, "id", "")) == "njit":
+            return {k.arg: getattr(k.value, "value", None) for k in d.keywords}
+    return None
+
+
+def test_inlined_helpers_call_only_inlined_helpers():
+    """A Numba function compiled while a ``forceinline`` one is being compiled inherits the
+    flag unless it sets its own: a search entry point called from an inlined helper would
+    be inlined whole at every call site (minutes of compilation). So ``forceinline``
+    helpers call only other ``forceinline`` helpers."""
+    inlined, plain, bodies = set(), set(), {}
+    for path in PACKAGE.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.FunctionDef) and (opts := _njit_options(node)) is not None:
+                (inlined if opts.get("forceinline") else plain).add(node.name)
+                bodies[node.name] = node
+    assert inlined and plain
+    bad = {name: sorted(called & plain) for name in inlined
+           if (called := {n.func.id for n in ast.walk(bodies[name])
+                          if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}) & plain}
+    assert bad == {}

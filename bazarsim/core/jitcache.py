@@ -1,9 +1,9 @@
 """Keep Numba's on-disk cache in step with the package's source, stage by stage.
 
 Numba decides whether a cached kernel is stale by looking only at the file that defines
-it. Our kernels inline helpers from other modules (``core.bits``, ``rules.play``...), so an
-edit or an upgrade that changes only a helper would otherwise keep running the old
-machine code. The package is layered (:data:`STAGES`, checked by ``tests/test_layout``):
+it. Our kernels have helpers of other modules (``core.bits``, ``rules.play``...) compiled
+into their machine code, so an edit or an upgrade that changes only a helper would
+otherwise keep running the old code. The package is layered (:data:`STAGES`, checked by ``tests/test_layout``):
 a module imports only from its own stage and the stages before it, so a kernel can only
 depend on code of those stages. At import we hash each stage's source files; when a
 stage's hash differs from the one recorded beside the cache, the cache files of that

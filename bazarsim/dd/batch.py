@@ -71,7 +71,7 @@ def play_by_kind(ruleset: Ruleset, kinds, count_tricks=False) -> ContractPlay:
     return ContractPlay(*(np.stack(field) for field in zip(*parts, strict=True)))
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True, forceinline=True)
 def play_of_kind(plays, j):
     """Row ``j`` of a :func:`play_by_kind`: the ContractPlay of one kind."""
     return ContractPlay(
@@ -123,7 +123,7 @@ def dd_tables_kernel(
     return ns, totals, capot, nodes
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True)
 def _solve_item(
     item, k, deals, leaders, plays, capot_plays, with_capot, method, ctx, hands, ns, totals,
     capot, nodes,

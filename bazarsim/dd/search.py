@@ -227,7 +227,7 @@ def new_context(tt_bits=DEFAULT_TT_BITS, opts=O_ALL):
     )
 
 
-@nb.njit(cache=True, _nrt=False, inline="always")
+@nb.njit(cache=True, _nrt=False, forceinline=True)
 def mask_points(mask, pts):
     """Sum of the points of the cards in ``mask``."""
     total = 0
@@ -239,19 +239,19 @@ def mask_points(mask, pts):
     return total
 
 
-@nb.njit(cache=True, _nrt=False, inline="always")
+@nb.njit(cache=True, _nrt=False, forceinline=True)
 def _stronger_than(c):
     """Mask of the cards of ``c``'s suit stronger than ``c`` (search layout)."""
     return (np.int64(0xFF) >> ((c & 7) + 1)) << (c + 1)
 
 
-@nb.njit(cache=True, _nrt=False, inline="always")
+@nb.njit(cache=True, _nrt=False, forceinline=True)
 def _weaker_than(c):
     """Mask of the cards of ``c``'s suit weaker than ``c`` (search layout)."""
     return ((np.int64(1) << (c & 7)) - 1) << (c & ~7)
 
 
-@nb.njit(cache=True, _nrt=False, inline="always")
+@nb.njit(cache=True, _nrt=False, forceinline=True)
 def _strongest(mask, su):
     """The strongest card of suit ``su`` in ``mask``, or -1 (search layout: highest bit)."""
     b = (mask >> (8 * su)) & 0xFF
@@ -260,7 +260,7 @@ def _strongest(mask, su):
     return 8 * su + (highest_bit(b) & 7)  # & 7: an index mask, see alphabeta
 
 
-@nb.njit(cache=True, _nrt=False, inline="always")
+@nb.njit(cache=True, _nrt=False, forceinline=True)
 def _sure_trumps(mine, theirs, trump):
     """Cards of the trump mask ``mine`` stronger than every card of the mask ``theirs``."""
     c = _strongest(theirs, trump)
@@ -269,7 +269,7 @@ def _sure_trumps(mine, theirs, trump):
     return mine & _stronger_than(c)
 
 
-@nb.njit(cache=True, _nrt=False, inline="always")
+@nb.njit(cache=True, _nrt=False, forceinline=True)
 def _ruff_limit(top, n_top, o, smask, tmask, drawn):
     """Cut the cashable run ``top`` to the rounds a hand ``o`` left with trumps follows."""
     if popcount32(o & tmask) > drawn:
@@ -280,7 +280,7 @@ def _ruff_limit(top, n_top, o, smask, tmask, drawn):
     return top, n_top
 
 
-@nb.njit(cache=True, _nrt=False, inline="always")
+@nb.njit(cache=True, _nrt=False, forceinline=True)
 def _cheapest(o, n, pts):
     """Points of the ``n`` weakest cards of the mask ``o`` (all of them if fewer)."""
     total = 0
@@ -292,7 +292,7 @@ def _cheapest(o, n, pts):
     return total
 
 
-@nb.njit(cache=True, _nrt=False, inline="always")
+@nb.njit(cache=True, _nrt=False, forceinline=True)
 def _quick_tricks(me, lho, pa, rho, trump, pts, tb, lb, mono, pfree):
     """Points the leader (hand ``me``) surely takes by cashing top cards (``O_QUICK``).
 
@@ -356,7 +356,7 @@ def _quick_tricks(me, lho, pa, rho, trump, pts, tb, lb, mono, pfree):
     return total
 
 
-@nb.njit(cache=True, _nrt=False, inline="always")
+@nb.njit(cache=True, _nrt=False, forceinline=True)
 def _transfer_tricks(me, lho, pa, rho, trump, pts, tb, lb, mono, pfree):
     """Points the leader's side surely takes by a low lead to partner's master.
 
@@ -404,7 +404,7 @@ def _transfer_tricks(me, lho, pa, rho, trump, pts, tb, lb, mono, pfree):
     return best
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True, forceinline=True)
 def _pick(j, r0, r1, r2, r3):
     if j == 0:
         return r0
@@ -415,7 +415,7 @@ def _pick(j, r0, r1, r2, r3):
     return r3
 
 
-@nb.njit(cache=True, _nrt=False, inline="always")
+@nb.njit(cache=True, _nrt=False, forceinline=True)
 def _fold(mx, v, a, b, child):
     """A child's value folded into a level's fail-soft value ``v`` and window ``(a, b)``;
     ``mx``: the level maximises (N-S to play)."""
@@ -424,7 +424,7 @@ def _fold(mx, v, a, b, child):
     return min(v, child), a, min(b, child)
 
 
-@nb.njit(cache=True, _nrt=False, inline="always")
+@nb.njit(cache=True, _nrt=False, forceinline=True)
 def _two_lines(hands, ld, c0, c1, c2, c3, w, pts, stren, trump, tb, lb):
     """N-S points of a first trick ``c0..c3`` won by seat ``w`` plus the forced last one."""
     v = np.int64(0)
@@ -451,7 +451,7 @@ def _two_lines(hands, ld, c0, c1, c2, c3, w, pts, stren, trump, tb, lb):
     return v
 
 
-@nb.njit(cache=True, _nrt=False, inline="always")
+@nb.njit(cache=True, _nrt=False, forceinline=True)
 def two_tricks(hands, ld, alpha, beta, pts, stren, above, rules):
     """Fail-soft N-S points of the last two tricks (two cards in every hand, ``ld`` leads).
 
@@ -519,7 +519,7 @@ def two_tricks(hands, ld, alpha, beta, pts, stren, above, rules):
     return v0
 
 
-@nb.njit(cache=True, _nrt=False, inline="always")
+@nb.njit(cache=True, _nrt=False, forceinline=True)
 def _endgame2(hands, ld, al, be, rem, gen, opts, e2_key, e2_val, pts, stren, above, rules):
     """:func:`two_tricks` behind the two-trick endgame cache (``O_ENDCACHE``): 6 in 10 of
     these endgames recur within a search, so bounds on their values are kept, as the table
@@ -545,7 +545,7 @@ def _endgame2(hands, ld, al, be, rem, gen, opts, e2_key, e2_val, pts, stren, abo
     return ret
 
 
-@nb.njit(cache=True, _nrt=False, inline="always")
+@nb.njit(cache=True, _nrt=False, forceinline=True)
 def _next_live(c, step, live):
     """The next live card of ``c``'s suit above (``step`` 1) or below (-1) ``c``, or -1."""
     if step > 0:
@@ -555,7 +555,7 @@ def _next_live(c, step, live):
     return highest_bit(m) if m != 0 else -1
 
 
-@nb.njit(cache=True, _nrt=False, inline="always")
+@nb.njit(cache=True, _nrt=False, forceinline=True)
 def _best_key(hand, led, trump, stren):
     """The strongest trick key ``hand`` can produce on a trick led in ``led`` (-1: none).
 
@@ -571,7 +571,7 @@ def _best_key(hand, led, trump, stren):
     return card_key(_strongest(hand, su), led, trump, stren)
 
 
-@nb.njit(cache=True, _nrt=False, inline="always")
+@nb.njit(cache=True, _nrt=False, forceinline=True)
 def _threats(hands, p, n, led, trump, stren):
     """The strongest keys N-S and E-W can still produce after seat ``p`` (card ``n`` of a
     trick led in ``led``), -1 for none."""
@@ -587,7 +587,7 @@ def _threats(hands, p, n, led, trump, stren):
     return hi_ns, hi_ew
 
 
-@nb.njit(cache=True, _nrt=False, inline="always")
+@nb.njit(cache=True, _nrt=False, forceinline=True)
 def _gen_moves(
     hands, p, legal, tr, off, n, led, widx, wkey, hi_ns, hi_ew, pts, stren, rules, opts, mv, mo,
     eq,
@@ -669,7 +669,7 @@ def _gen_moves(
     return nm
 
 
-@nb.njit(cache=True, _nrt=False, inline="always")
+@nb.njit(cache=True, _nrt=False, forceinline=True)
 def _order_moves(
     mv, sc, mo, nm, p, n, led, widx, wkey, threat, tt_move, pts, stren, above, trump, hands,
     opts,
@@ -763,7 +763,7 @@ def _order_moves(
         sc[j + 1] = s
 
 
-@nb.njit(cache=True, _nrt=False, inline="always")
+@nb.njit(cache=True, _nrt=False, forceinline=True)
 def _boundary_cut(hands, ld, rem, al, be, pts, rules, opts):
     """Cheap cuts at a trick boundary (``O_BOUNDS``, ``O_SURE``, ``O_QUICK``).
 
@@ -817,7 +817,7 @@ def _boundary_cut(hands, ld, rem, al, be, pts, rules, opts):
 _TRUMP_WEIGHT = 10
 
 
-@nb.njit(cache=True, _nrt=False, inline="always")
+@nb.njit(cache=True, _nrt=False, forceinline=True)
 def guess_points_left(me, lho, pa, rho, ld, rem, pts, rules):
     """A guess of the N-S points left (``O_ROOTLOOK``), ``me`` (seat ``ld``) on lead, the
     other hands in playing order from it; ``rem``: every point left (search layout).
@@ -1026,7 +1026,7 @@ def three_tricks(
 
 
 
-@nb.njit(cache=True, _nrt=False, inline="always")
+@nb.njit(cache=True, _nrt=False, forceinline=True)
 def _hint_hash(hands, p, tricks, toff, nn, gen, widx):
     """The hint key of seat ``p`` to play card ``nn`` of a trick (``O_HINTS``): a hash of
     its hand, the card holding the trick so far (index ``widx``), the suit led and the
@@ -1038,14 +1038,14 @@ def _hint_hash(hands, p, tricks, toff, nn, gen, widx):
     return ((hands[p] | (tm << 32)) ^ (gen * _C2)) * _C1
 
 
-@nb.njit(cache=True, _nrt=False, inline="always")
+@nb.njit(cache=True, _nrt=False, forceinline=True)
 def _hint_slot(h):
     """Where the hint of key ``h`` (:func:`_hint_hash`) is kept in ``hints``: high bits of
     the product, which depend on every bit of the key."""
     return (h >> 49) & ((1 << _HINT_BITS) - 1)
 
 
-@nb.njit(cache=True, _nrt=False, inline="always")
+@nb.njit(cache=True, _nrt=False, forceinline=True)
 def _hint_get(hints, h):
     """The card hinted under key ``h`` (:func:`_hint_hash`), or ``_NO_CARD``."""
     hw = hints[_hint_slot(h)]
@@ -1054,13 +1054,13 @@ def _hint_get(hints, h):
     return np.int64(_NO_CARD)
 
 
-@nb.njit(cache=True, _nrt=False, inline="always")
+@nb.njit(cache=True, _nrt=False, forceinline=True)
 def _hint_put(hints, h, c):
     """Keep card ``c`` as the hint under key ``h`` (:func:`_hint_hash`)."""
     hints[_hint_slot(h)] = (h & ~31) | (c & 31)
 
 
-@nb.njit(cache=True, _nrt=False, inline="always")
+@nb.njit(cache=True, _nrt=False, forceinline=True)
 def _hash(a, b, leader):
     """Mix a position's two key words and its leader (the table and the endgame cache)."""
     x = a * _C1 + b * _C2 + leader
@@ -1068,13 +1068,13 @@ def _hash(a, b, leader):
     return x * _C1
 
 
-@nb.njit(cache=True, _nrt=False, inline="always")
+@nb.njit(cache=True, _nrt=False, forceinline=True)
 def _tt_index(a, b, leader, mask):
     # even; the 0x7F...: an index mask, see alphabeta
     return (_hash(a, b, leader) >> 32) & mask & 0x7FFFFFFE
 
 
-@nb.njit(cache=True, _nrt=False, inline="always")
+@nb.njit(cache=True, _nrt=False, forceinline=True)
 def _bounds_decide(lo, hi, al, be):
     """The value a stored ``[lo, hi]`` gives the window ``(al, be)``, or -1 if none."""
     if lo >= be:
@@ -1086,7 +1086,7 @@ def _bounds_decide(lo, hi, al, be):
     return np.int64(-1)
 
 
-@nb.njit(cache=True, _nrt=False, inline="always")
+@nb.njit(cache=True, _nrt=False, forceinline=True)
 def _bounds_tighten(lo, hi, v, al, be):
     """``[lo, hi]`` after a fail-soft search in the window ``(al, be)`` returned ``v``."""
     if v <= al:
@@ -1096,7 +1096,7 @@ def _bounds_tighten(lo, hi, v, al, be):
     return v, v
 
 
-@nb.njit(cache=True, _nrt=False, inline="always")
+@nb.njit(cache=True, _nrt=False, forceinline=True)
 def _tt_key(hands, zc):
     """The table's key of a trick-boundary position: the four hands with the live cards
     of each suit's worthless bottom run (7-8-9, or every card when counting tricks) moved
@@ -1135,7 +1135,7 @@ def _tt_key(hands, zc):
     return h0 | (h1 << 32), h2 | (h3 << 32)
 
 
-@nb.njit(cache=True, _nrt=False, inline="always")
+@nb.njit(cache=True, _nrt=False, forceinline=True)
 def _tt_probe(hands, ld, al, be, root_move, ctx):
     """Look a trick-boundary position up in the table of ``ctx``. Returns the value if an
     entry decides the window ``(al, be)`` (else -1), the slot (-1: none), the key, the
@@ -1162,7 +1162,7 @@ def _tt_probe(hands, ld, al, be, root_move, ctx):
     return ret, slot, key_a, key_b, tag, tt_move, al, be
 
 
-@nb.njit(cache=True, _nrt=False, inline="always")
+@nb.njit(cache=True, _nrt=False, forceinline=True)
 def _tt_put(slot, key_a, key_b, tag, ld, rem, best, a0, b0, bestc, ctx):
     """Tighten (or create) the table entry of a trick-boundary position after a fail-soft
     search in the window ``(a0, b0)`` returned ``best`` (best lead ``bestc``); ``slot``,
@@ -1536,7 +1536,7 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
             done = True
 
 
-@nb.njit(cache=True, _nrt=False, inline="always")
+@nb.njit(cache=True, _nrt=False, forceinline=True)
 def _layout_mask(mask, stren):
     """A card mask of the natural layout in the search layout."""
     out = np.int64(0)

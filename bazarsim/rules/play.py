@@ -128,7 +128,7 @@ def clockwise_seats(seats, direction: str):
     return (-seats) % 4 if direction == "counterclockwise" else seats
 
 
-@nb.njit(cache=True, _nrt=False, inline="always")
+@nb.njit(cache=True, _nrt=False, forceinline=True)
 def card_key(card, led, trump, stren):
     """Trick-taking key: a trump beats the led suit, which beats any other suit."""
     s = card >> 3
@@ -140,7 +140,7 @@ def card_key(card, led, trump, stren):
     return k
 
 
-@nb.njit(cache=True, _nrt=False, inline="always")
+@nb.njit(cache=True, _nrt=False, forceinline=True)
 def trick_winner_at(tr, off, n, trump, stren):
     """Index (0..n-1) of the card holding the trick ``tr[off : off + n]``.
 
@@ -174,7 +174,7 @@ def legal_cards(hand, trick, n, stren, above, rules):
     return legal_given(hand, n, trick[0] >> 3, widx, best_led, best_tr, trump, above, rules)
 
 
-@nb.njit(cache=True, _nrt=False, inline="always")
+@nb.njit(cache=True, _nrt=False, forceinline=True)
 def _trump_duty(hand, mine, n, w, best_tr, trump, above, rules):
     """Legal cards of a hand void in the led suit holding the trumps ``mine``.
 
@@ -191,7 +191,7 @@ def _trump_duty(hand, mine, n, w, best_tr, trump, above, rules):
     return mine if rules[R_UNDERTRUMP] != 0 else hand
 
 
-@nb.njit(cache=True, _nrt=False, inline="always")
+@nb.njit(cache=True, _nrt=False, forceinline=True)
 def legal_given(hand, n, led, widx, best_led, best_tr, trump, above, rules):
     """Legal cards of ``hand`` as card ``n`` (> 0) of a trick, from a summary of it.
 
@@ -222,7 +222,7 @@ def legal_given(hand, n, led, widx, best_led, best_tr, trump, above, rules):
     return _trump_duty(hand, mine, n, widx, best_tr, trump, above, rules)
 
 
-@nb.njit(cache=True, _nrt=False, inline="always")
+@nb.njit(cache=True, _nrt=False, forceinline=True)
 def add_to_summary(c, i, led, trump, stren, wkey, widx, best_led, best_tr):
     """The trick's summary (:func:`legal_given`) after card ``c`` at index ``i``.
 
@@ -239,7 +239,7 @@ def add_to_summary(c, i, led, trump, stren, wkey, widx, best_led, best_tr):
     return wkey, widx, best_led, best_tr
 
 
-@nb.njit(cache=True, _nrt=False, inline="always")
+@nb.njit(cache=True, _nrt=False, forceinline=True)
 def trick_summary(tr, off, n, trump, stren):
     """The summary (:func:`legal_given`) of the trick ``tr[off : off + n]``, ``n`` >= 0."""
     wkey, widx, best_led, best_tr = np.int64(-1), np.int64(0), np.int64(-1), np.int64(-1)
