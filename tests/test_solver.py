@@ -1,10 +1,10 @@
 """Double-dummy solver against the brute-force reference (tests/naive_play.py).
 
-Default selection (make test): a sample of the brute-force gate (300 positions of 1-5
+Default selection (make test): a sample of the brute-force gate (150 positions of 1-5
 tricks per contract kind and ruleset, the reference run on every core), every flag of
 RULES.md section 3 pinned,
 legal-card cross-check, threshold/capot consistency, batch vs single solves, all
-optimisations off vs on on mid-size positions and on two full deals, the frozen corpus.
+optimisations off vs on on mid-size positions and on one full deal, the frozen corpus.
 ``gate`` (make gate): the full brute-force gate (3,000 positions each), 300 six-trick
 positions and 240 full-deal solves with every enhancement off against all on, 300 full
 deals against the table alone.
@@ -174,15 +174,15 @@ def test_brute_force_gate_bazar_blot_no_overtake(solver, ref_pool, kind):
 
 @pytest.mark.parametrize("kind", [1, 4])
 def test_brute_force_sample_bazar_blot_no_overtake(solver, ref_pool, kind):
-    """300 positions of the same (make test)."""
-    gate(solver, "bazar-blot", kind, 300, seed=2000 + kind, weights=GATE_WEIGHTS,
+    """150 positions of the same (make test)."""
+    gate(solver, "bazar-blot", kind, 150, seed=2000 + kind, weights=GATE_WEIGHTS,
          pool=ref_pool, options=BLOT_NO_OVERTAKE, rules=BLOT_NO_OVERTAKE_RULES)
 
 
 @pytest.mark.parametrize(("rs_name", "kind"), FULL_GATE)
 def test_brute_force_sample(solver, ref_pool, rs_name, kind):
-    """300 positions drawn as the full gate draws them (make test's sample of it)."""
-    gate(solver, rs_name, kind, 300, seed=1000 + 10 * kind + len(rs_name),
+    """150 positions drawn as the full gate draws them (make test's sample of it)."""
+    gate(solver, rs_name, kind, 150, seed=1000 + 10 * kind + len(rs_name),
          weights=GATE_WEIGHTS, pool=ref_pool)
 
 
@@ -345,8 +345,8 @@ def check_full_deals_all_off_vs_on(count, seed):
 
 
 def test_full_deals_all_off_vs_all_on_smoke():
-    """Two full deals, 12 solves (about 12 s on 2 cores; make gate runs 40)."""
-    check_full_deals_all_off_vs_on(2, seed=82)
+    """One full deal, 6 solves (about 6 s on 2 cores; make gate runs 40 deals)."""
+    check_full_deals_all_off_vs_on(1, seed=82)
 
 
 @pytest.mark.parametrize(
