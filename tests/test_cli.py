@@ -136,3 +136,17 @@ def test_rules_bazar_blot_shows_capot_options():
     assert "252" in rows["scoring.capot_bonus_counts_for_level"]
     r = run("rules", "bazar-blot", "-o", "scoring.failed_capot_base=16", "--format", "json")
     assert json.loads(r.output)["options"]["scoring.failed_capot_base"] == 16
+
+
+def test_compile_reports_each_family(monkeypatch):
+    """``bazarsim compile`` runs each family in a worker process and names it when done
+    (two cheap families here; the pool and the reporting are the same for all)."""
+    from bazarsim.cli import compile_cmd
+
+    real = compile_cmd.FAMILIES
+    monkeypatch.setattr(compile_cmd, "FAMILIES", {k: real[k] for k in ("scoring", "evaluation")})
+    result = runner.invoke(app, ["compile", "--workers", "2"])
+    assert result.exit_code == 0, result.output
+    assert "scoring:" in result.output and "evaluation:" in result.output
+    assert "kernels ready in" in result.output
+    assert set(compile_cmd.compile_family("scoring")[:1]) == {"scoring"}
