@@ -1,29 +1,31 @@
-"""Interleaved A/B of the solver: a git revision against the working tree, in one process.
+"""Interleaved A/B of the solver: a git revision against the working tree.
 
-``python -m benchmarks.ab_solver [--base REV] [--rounds N] [--seeds S ...] [--deals N]``
+``python -m benchmarks.ab_solver [--base REV] [--rounds N] [--passes P] [--seeds S ...]``
 
-Both versions of the package are copied under other names (``bz_base``, ``bz_work``) and
-imported side by side; each round solves the same random full deals (6 contracts each,
-East leads) with one and then the other, alternating which goes first, and keeps the best
-time per seed. On a shared, noisy machine the ratio of two versions measured this way is
-far steadier than two separate ``make bench`` runs. Values must agree (exit status 1 if
+Both versions of the package are copied under other names (``bz_base``, ``bz_work``). Each
+round runs each side in a fresh process (alternating which goes first) that solves the
+same random full deals (6 contracts each, East leads) ``P`` times and reports its best CPU
+time per seed; the table shows the best over the rounds and the ratio of the medians.
+Fresh processes matter: on this shared VM the same code's speed varies from one process
+to the next by up to 40 %, and two versions imported into one process read +20 to +50 %
+for identical code (``reports/compile-notes.md``). Values must agree (exit status 1 if
 not); nodes per solve are exact and show what a change does to the search itself.
 The copies are kept under ``.ab_cache/`` (one folder per package content, with its Numba
 cache), so a later run on the same code compiles nothing; the first run on new code
-compiles its copy (several minutes on a 2-core machine, not timed). Delete the folder to
-free the space. A copy's absolute imports (``from bazarsim.x import``) are renamed to the
-copy, and the solver is found in either layout (``dd.solver`` since the stage folders,
-``solver`` before them), so ``--base`` may be a revision from before the reorganisation
-(e.g. ``0dd8e98``).
+compiles its copy (about a minute, not timed). Delete the folder to free the space. A
+copy's absolute imports (``from bazarsim.x import``) are renamed to the copy, and the
+solver is found in either layout (``dd.solver`` since the stage folders, ``solver``
+before them), so ``--base`` may be a revision from before the reorganisation.
 """
-
 from __future__ import annotations
 
 import argparse
 import hashlib
 import importlib
+import json
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import tarfile
@@ -124,48 +126,80 @@ def _run_set(solver, ds) -> tuple[float, int, int]:
     return time.perf_counter() - t0, nodes, check
 
 
+def _child(home: str, package: str, seeds: list[int], n_deals: int, passes: int) -> None:
+    """One side of one round, in its own process: the best CPU time of ``passes`` passes
+    over each seed's deals, with nodes and checksum, as one JSON line."""
+    numba.set_num_threads(1)
+    sys.path.insert(0, home)
+    solver = _solver_class(package)()
+    sets = {s: deals(n_deals, seed=s) for s in seeds}
+    solver.solve(sets[seeds[0]][0], 0, 1)  # load or compile, untimed
+    out = {}
+    for s in seeds:
+        best = None
+        for _ in range(passes):
+            t0 = time.process_time()
+            _, nodes, check = _run_set(solver, sets[s])
+            t = time.process_time() - t0
+            best = t if best is None else min(best, t)
+        out[s] = (best, nodes, check)
+    print(json.dumps(out))
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--base", default="HEAD", help="git revision to compare against")
-    ap.add_argument("--rounds", type=int, default=3, help="timed rounds (best kept)")
+    ap.add_argument("--rounds", type=int, default=6,
+                    help="rounds: a fresh process for each side in each round")
+    ap.add_argument("--passes", type=int, default=3, help="timed passes in each process")
     ap.add_argument("--seeds", type=int, nargs="+", default=[7, 11, 3],
                     help="one deal set per seed")
     ap.add_argument("--deals", type=int, default=16, help="deals per set")
+    ap.add_argument("--child", nargs=2, metavar=("HOME", "PACKAGE"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
-    numba.set_num_threads(1)
+    if args.child:
+        _child(args.child[0], args.child[1], args.seeds, args.deals, args.passes)
+        return 0
     homes = [
         _kept_copy("bz_base", _base_id(args.base), lambda d: _copy_revision(args.base, d)),
         _kept_copy("bz_work", _work_id(), _copy_work),
     ]
-    sys.path[:0] = [str(h) for h in homes]
-    try:
-        solvers = [_solver_class(n)() for n in ("bz_base", "bz_work")]
-        sets = {s: deals(args.deals, seed=s) for s in args.seeds}
-        for sv in solvers:  # compile, untimed
-            sv.solve(sets[args.seeds[0]][0], 0, 1)
-        best = {}
-        result = {}
-        for r in range(args.rounds):
-            for s in args.seeds:
-                for i in ((0, 1) if r % 2 == 0 else (1, 0)):
-                    t, nodes, check = _run_set(solvers[i], sets[s])
-                    best[i, s] = min(best.get((i, s), t), t)
-                    result[i, s] = (nodes, check)
-    finally:
-        for h in homes:
-            sys.path.remove(str(h))
+    names = ("bz_base", "bz_work")
+
+    def run_side(i: int) -> dict:
+        cmd = [sys.executable, "-m", "benchmarks.ab_solver", "--child", str(homes[i]),
+               names[i], "--passes", str(args.passes), "--deals", str(args.deals),
+               "--seeds", *map(str, args.seeds)]
+        out = subprocess.run(cmd, cwd=ROOT, check=True, capture_output=True, text=True)
+        return {int(k): v for k, v in json.loads(out.stdout.strip().splitlines()[-1]).items()}
+
+    for i in (0, 1):  # compile each copy once, untimed
+        run_side(i)
+    bests: dict = {}
+    result = {}
+    for r in range(args.rounds):
+        for i in ((0, 1) if r % 2 == 0 else (1, 0)):
+            for s, (t, nodes, check) in run_side(i).items():
+                bests.setdefault((i, s), []).append(t)
+                result[i, s] = (nodes, check)
     n = 6 * args.deals
     same = True
-    print(f"base {args.base} vs working tree, {n} solves a seed, best of {args.rounds} rounds")
+    print(f"base {args.base} vs working tree, {n} solves a seed, {args.rounds} processes a "
+          f"side, best CPU time of {args.passes} passes in each")
     print(f"{'seed':>6} {'base nodes':>11} {'work nodes':>11} {'nodes':>8} "
-          f"{'base ms':>8} {'work ms':>8} {'time':>8}  values")
+          f"{'base ms':>8} {'work ms':>8} {'best':>8} {'median':>8}  values")
+    ratios = []
     for s in args.seeds:
         (nb_, cb), (nw, cw) = result[0, s], result[1, s]
-        tb, tw = best[0, s] / n * 1e3, best[1, s] / n * 1e3
+        tb, tw = min(bests[0, s]) / n * 1e3, min(bests[1, s]) / n * 1e3
+        med = statistics.median(bests[1, s]) / statistics.median(bests[0, s])
+        ratios.append(tw / tb)
         ok = cb == cw
         same &= ok
         print(f"{s:>6} {nb_ // n:>11} {nw // n:>11} {nw / nb_ - 1:>+8.1%} "
-              f"{tb:>8.3f} {tw:>8.3f} {tw / tb - 1:>+8.1%}  {'same' if ok else 'DIFFER'}")
+              f"{tb:>8.3f} {tw:>8.3f} {tw / tb - 1:>+8.1%} {med - 1:>+8.1%}  "
+              f"{'same' if ok else 'DIFFER'}")
+    print(f"median over seeds of the best-time ratio: {statistics.median(ratios) - 1:+.1%}")
     return 0 if same else 1
 
 

@@ -45,27 +45,27 @@ def _ctlz(typingctx, x):
     return _int64_op(x, lambda builder, v: builder.ctlz(v, ir.Constant(ir.IntType(1), 0)))
 
 
-@nb.njit(cache=True, forceinline=True)
+@nb.njit(cache=True, inline="always")
 def popcount32(x):
     """Number of set bits of a value in ``[0, 2^32)``: a uint32 hand or a non-negative
     int64 card mask (a negative int64 would count its 64 bits)."""
     return _ctpop(np.int64(x))
 
 
-@nb.njit(cache=True, forceinline=True)
+@nb.njit(cache=True, inline="always")
 def lowest_bit(mask):
     """Index of the lowest set bit of a non-zero mask (the weakest card in the solver's
     layout)."""
     return _cttz(np.int64(mask))
 
 
-@nb.njit(cache=True, forceinline=True)
+@nb.njit(cache=True, inline="always")
 def highest_bit(mask):
     """Index of the highest set bit of a non-zero, non-negative mask."""
     return 63 - _ctlz(np.int64(mask))
 
 
-@nb.njit(cache=True, forceinline=True)
+@nb.njit(cache=True, inline="always")
 def suit_bits(hand, suit):
     """The byte of one suit of a hand (bit r = natural rank r)."""
     return np.int64((np.uint32(hand) >> np.uint32(8 * suit)) & np.uint32(0xFF))

@@ -69,7 +69,7 @@ MIN_ACCEPTANCE = 1e-4  # below this, per-deal retries could run out: refuse, rep
 # --------------------------------------------------------------------------- generator
 
 
-@nb.njit(cache=True, forceinline=True)
+@nb.njit(cache=True, inline="always")
 def mix64(z):
     """SplitMix64 finaliser: a bijection of 64-bit words with full avalanche."""
     z = np.uint64(z)
@@ -83,14 +83,14 @@ def seed_key(seed):
     return mix64(mix64(np.uint64(seed) + GAMMA))
 
 
-@nb.njit(cache=True, forceinline=True)
+@nb.njit(cache=True, inline="always")
 def stream_word(key, i, k):
     """Draw ``k`` of deal ``i``: SplitMix64 at stream position ``(i << 20) | k``."""
     ctr = (np.uint64(i) << np.uint64(K_BITS)) | np.uint64(k)
     return mix64(np.uint64(key) + ctr * GAMMA)
 
 
-@nb.njit(cache=True, forceinline=True)
+@nb.njit(cache=True, inline="always")
 def mul_hi_lo(a, b):
     """The 128-bit product of two uint64 as (high word, low word)."""
     a = np.uint64(a)
@@ -108,7 +108,7 @@ def mul_hi_lo(a, b):
     return hi, a * b
 
 
-@nb.njit(cache=True, forceinline=True)
+@nb.njit(cache=True, inline="always")
 def draw_below(key, i, k, total, reject_below):
     """Uniform integer in ``[0, total)`` from deal ``i``'s stream starting at draw ``k``.
 
@@ -126,7 +126,7 @@ def draw_below(key, i, k, total, reject_below):
 # --------------------------------------------------------------------------- predicates
 
 
-@nb.njit(cache=True, forceinline=True)
+@nb.njit(cache=True, inline="always")
 def _hand_value(h, typ, arg, T):
     if typ == P_LEN:
         return popcount32(suit_bits(h, arg))
@@ -197,7 +197,7 @@ def deal_free_kernel(key, start, total, reject_below, preds, T, sub16, start16, 
         out_tries[i] = k if ok else MAX_TRIES
 
 
-@nb.njit(cache=True, forceinline=True)
+@nb.njit(cache=True, inline="always")
 def draw_completion(key, i, k, sizes, rejects):
     """A uniform completion ``(a, b, c)`` from three draws (no 64-bit division needed)."""
     a, k = draw_below(key, i, k, sizes[0], rejects[0])

@@ -77,7 +77,7 @@ SUB16, START16, C16, RANK16, OFF, PDEP8, PEXT8 = _build_subset_tables()
 assert OFF[17] == comb(32, 16) and OFF[17] * HALF * HALF == N_DEALS
 
 
-@nb.njit(cache=True, forceinline=True)
+@nb.njit(cache=True, inline="always")
 def _deposit16(p, m, pdep8):
     """Bits of ``p`` (low first) placed on the set bits of the 16-bit mask ``m``."""
     m = np.int64(m)
@@ -87,7 +87,7 @@ def _deposit16(p, m, pdep8):
     return np.int64(pdep8[lo, p & 255]) | (np.int64(pdep8[m >> 8, (p >> k) & 255]) << 8)
 
 
-@nb.njit(cache=True, forceinline=True)
+@nb.njit(cache=True, inline="always")
 def _extract16(x, m, pext8):
     """The bits of ``x`` at the set bits of the 16-bit mask ``m``, packed low."""
     m = np.int64(m)
@@ -97,7 +97,7 @@ def _extract16(x, m, pext8):
     return np.int64(pext8[lo, x & 255]) | (np.int64(pext8[m >> 8, (x >> 8) & 255]) << k)
 
 
-@nb.njit(cache=True, forceinline=True)
+@nb.njit(cache=True, inline="always")
 def decode_deal(x, sub16, start16, c16, off, pdep8):
     """Deal number -> hands ``(N, E, S, W)`` as uint32 masks."""
     x = np.int64(x)
@@ -127,7 +127,7 @@ def decode_deal(x, sub16, start16, c16, off, pdep8):
     return np.uint32(n_), np.uint32(e_), np.uint32(ns ^ n_), np.uint32(ew ^ e_)
 
 
-@nb.njit(cache=True, forceinline=True)
+@nb.njit(cache=True, inline="always")
 def encode_deal(h0, h1, h2, h3, rank16, c16, off, pext8):
     """Hands ``(N, E, S, W)`` -> deal number."""
     ns = np.int64(np.uint32(h0) | np.uint32(h2))
@@ -161,7 +161,7 @@ def encode_kernel(deals, rank16, c16, off, pext8, out):
                              off, pext8)
 
 
-@nb.njit(cache=True, forceinline=True)
+@nb.njit(cache=True, inline="always")
 def _deposit32(p, m, pdep8):
     """Bits of ``p`` (low first) placed on the set bits of the 32-bit mask ``m``."""
     m = np.int64(m)
@@ -214,7 +214,7 @@ def completion_parts(params: np.ndarray) -> tuple[int, int, int]:
     return int(params[CP_OFF + 17]), int(params[CP_CN]), int(params[CP_CE])
 
 
-@nb.njit(cache=True, forceinline=True)
+@nb.njit(cache=True, inline="always")
 def decode_completion_parts(a, b, c, cp, sub16, start16, pdep8):
     """Completion ``(a, b, c)`` -> the dealt part of each hand ``(N, E, S, W)`` (fixed
     cards not included): the :func:`decode_deal` scheme over the unseen cards."""
@@ -237,7 +237,7 @@ def decode_completion_parts(a, b, c, cp, sub16, start16, pdep8):
     return np.uint32(n_), np.uint32(e_), np.uint32(ns ^ n_), np.uint32(ew ^ e_)
 
 
-@nb.njit(cache=True, forceinline=True)
+@nb.njit(cache=True, inline="always")
 def decode_completion(x, cp, sub16, start16, pdep8):
     """Completion number ``x = (a * C(p, rN) + b) * C(m - p, rE) + c`` -> dealt parts."""
     x = np.int64(x)

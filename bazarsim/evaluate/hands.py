@@ -79,7 +79,7 @@ class HandValues(NamedTuple):
     special: int  # SPECIAL_FOUR_SEVENS | SPECIAL_FOUR_EIGHTS where the ruleset uses them
 
 
-@nb.njit(cache=True, forceinline=True)
+@nb.njit(cache=True, inline="always")
 def hand_values(h, kind, T):
     """Evaluate one hand (a ``uint32`` card mask) under ``kind``: a :class:`HandValues`."""
     four_row = 1 if kind == BK else 0
@@ -161,7 +161,7 @@ class DealValues(NamedTuple):
     cancelled: bool  # four eights where the ruleset cancels declarations
 
 
-@nb.njit(cache=True, forceinline=True)
+@nb.njit(cache=True, inline="always")
 def deal_values(d, dealer, kind, T):
     """Score the declarations of one deal (row of 4 hands N E S W): a :class:`DealValues`."""
     best_key = 0

@@ -350,13 +350,13 @@ def scoring_params(ruleset: Ruleset) -> tuple[np.ndarray, np.ndarray]:
     return p, totals
 
 
-@nb.njit(cache=True, forceinline=True)
+@nb.njit(cache=True, inline="always")
 def _sai(points, up_from):
     q = points // 10
     return q + (1 if points - 10 * q >= up_from else 0)
 
 
-@nb.njit(cache=True, forceinline=True)
+@nb.njit(cache=True, inline="always")
 def score_row(params, totals, level, kind, side, contra, capot_bid, points0, points1, tricks0,
               tricks1, decl0, decl1, bela0, bela1):
     """The contract rule and the score of one deal: ``(made, margin, score NS, score EW,
