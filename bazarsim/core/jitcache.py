@@ -3,13 +3,13 @@
 Numba decides whether a cached kernel is stale by looking only at the file that defines
 it. Our kernels have helpers of other modules (``core.bits``, ``rules.play``...) compiled
 into their machine code, so an edit or an upgrade that changes only a helper would
-otherwise keep running the old code. The package is layered (:data:`STAGES`, checked by ``tests/test_layout``):
-a module imports only from its own stage and the stages before it, so a kernel can only
-depend on code of those stages. At import we hash each stage's source files; when a
-stage's hash differs from the one recorded beside the cache, the cache files of that
-stage and of every later stage are removed, and Numba compiles those afresh (once). An
-edit to ``analysis`` therefore keeps the compiled solver of ``dd``. Costs about a
-millisecond; never fails the import.
+otherwise keep running the old code. The package is layered (:data:`STAGES`, checked by
+``tests/test_layout``): a module imports only from its own stage and the stages before it,
+so a kernel can only depend on code of those stages. At import we hash each stage's
+source files; when a stage's hash differs from the one recorded beside the cache, the
+cache files of that stage and of every later stage are removed, and Numba compiles those
+afresh (once). An edit to ``analysis`` therefore keeps the compiled solver of ``dd``.
+Costs about a millisecond; never fails the import.
 """
 
 from __future__ import annotations
