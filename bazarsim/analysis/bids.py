@@ -79,6 +79,17 @@ def has_levels(rs: Ruleset) -> bool:
     return rs.scoring.scheme in ("bazar", "bazar-blot")
 
 
+def check_bid_options(rs: Ruleset, contra: str, levels: list[int] | None) -> int:
+    """``--contra`` and ``--levels`` checked against the ruleset; the contra factor code."""
+    if contra not in CONTRAS:
+        raise BazarsimError(f"--contra {contra!r}: use none, x or xx", contra)
+    if CONTRAS[contra] and not rs.auction.contra:
+        raise BazarsimError(f"ruleset {rs.name} has no contra", contra)
+    if levels is not None and not has_levels(rs):
+        raise BazarsimError(f"ruleset {rs.name} has no bid levels: drop --levels")
+    return CONTRAS[contra]
+
+
 def ruleset_bids(rs: Ruleset, kinds: tuple[int, ...], levels: list[int] | None = None,
                  capot: bool = True) -> list[Bid]:
     """Every bid of the kinds: levels from the lowest legal one to the deal total / 10
@@ -284,12 +295,7 @@ def open_study(out: str | Path, by: list[str] | None = None, kinds: list[str] | 
         if k not in have:
             raise BazarsimError(f"kind {KIND_NAMES[k]} was not simulated in {out} (it has "
                                 f"{' '.join(manifest['kinds'])})", KIND_NAMES[k])
-    if contra not in CONTRAS:
-        raise BazarsimError(f"--contra {contra!r}: use none, x or xx", contra)
-    if CONTRAS[contra] and not rs.auction.contra:
-        raise BazarsimError(f"ruleset {rs.name} has no contra", contra)
-    if levels is not None and not has_levels(rs):
-        raise BazarsimError(f"ruleset {rs.name} has no bid levels: drop --levels")
+    check_bid_options(rs, contra, levels)
     bids = ruleset_bids(rs, want, levels, capot=levels is None)
     classers = [parse_by(b) for b in by or []]
     seen = [c.feature for c in classers if c.feature in SEEN_FEATURES]

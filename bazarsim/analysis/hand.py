@@ -29,10 +29,9 @@ from statistics import NormalDist
 import numpy as np
 
 from bazarsim.analysis.bids import (
-    CONTRAS,
     Bid,
+    check_bid_options,
     declarer_outcome,
-    has_levels,
     ruleset_bids,
     score_bids,
 )
@@ -143,15 +142,9 @@ def hand_query(ruleset: Ruleset, hand: str | int, seat: int, dealer: int,
     constraints = parse_constraints([*(fix or []), own], where)
     kinds = tuple(rs.check_kind(k) for k in kinds) if kinds else tuple(rs.kinds)
     constraints.check_kinds(rs)
-    if contra not in CONTRAS:
-        raise BazarsimError(f"--contra {contra!r}: use none, x or xx", contra)
-    if CONTRAS[contra] and not rs.auction.contra:
-        raise BazarsimError(f"ruleset {rs.name} has no contra", contra)
-    if levels is not None and not has_levels(rs):
-        raise BazarsimError(f"ruleset {rs.name} has no bid levels: drop --levels")
+    contra_code = check_bid_options(rs, contra, levels)
     bids = tuple(ruleset_bids(rs, kinds, levels, capot=levels is None))
-    return HandQuery(rs, seat, dealer, mask, turned_bit, constraints, kinds, bids,
-                     CONTRAS[contra])
+    return HandQuery(rs, seat, dealer, mask, turned_bit, constraints, kinds, bids, contra_code)
 
 
 # --------------------------------------------------------------------------- per deal
