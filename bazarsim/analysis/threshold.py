@@ -51,6 +51,7 @@ from bazarsim.analysis.bids import (
 from bazarsim.analysis.stats import wilson_interval
 from bazarsim.core.contracts import KIND_NAMES
 from bazarsim.core.errors import BazarsimError
+from bazarsim.deals.generator import GAMMA, mix64
 from bazarsim.store.parts import read_manifest
 
 GROUPS = 256  # deal groups of the bootstrap (clusters resampled with replacement)
@@ -101,11 +102,18 @@ def plain_feature(text: str, option: str = "--by") -> str:
 
 
 def deal_hash(deal: np.ndarray, seed: int) -> np.ndarray:
-    """A seeded 64-bit mix (splitmix64) of deal indices: groups and folds of deals."""
-    z = deal.astype(np.uint64) + np.uint64((seed * 0x9E3779B97F4A7C15 + 1) % (1 << 64))
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
+    """A seeded 64-bit mix (the generator's SplitMix64 finaliser) of deal indices: groups
+    and folds of deals."""
+    offset = np.uint64((seed * int(GAMMA) + 1) % (1 << 64))
+    return _mix_indices(np.ascontiguousarray(deal, np.int64), offset)
+
+
+@nb.njit(cache=True)
+def _mix_indices(deal, offset):
+    out = np.empty(deal.shape[0], np.uint64)
+    for i in range(deal.shape[0]):
+        out[i] = mix64(np.uint64(deal[i]) + offset)
+    return out
 
 
 # --------------------------------------------------------------------------- monotone fit
