@@ -125,12 +125,12 @@ METHOD_NAMES = {"mtdf": M_MTDF, "bisect": M_BISECT, "full": M_FULL, "auto": M_AU
 # ``auto`` is the full window (with ``O_PVS``), which searches the fewest nodes at every
 # size; a name of its own so that the default can change without changing callers.
 
-# Slots of the ``stats`` vector.
 # Pass ZERO, ZERO - 1... rather than literal ints to the jitted entry points: Numba
 # compiles a function again for every distinct literal argument (Literal[int](0) and
 # int64 are two signatures), and the search core is the costliest thing to compile.
 ZERO = np.int64(0)
 
+# Slots of the ``stats`` vector.
 S_GEN = 0
 S_NODES = 1
 S_OPTS = 2
