@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -19,6 +18,7 @@ from bazarsim.cli.common import (
 from bazarsim.cli.progress import deal_progress, prepare_solver
 from bazarsim.core.contracts import parse_kind
 from bazarsim.deals.constraints import parse_constraints
+from bazarsim.engine.dask import DEFAULT_TIMEOUT, DaskEngine
 from bazarsim.engine.simulation import Simulation, parse_dealer
 
 
@@ -32,8 +32,9 @@ def parse_kinds(text: str | None, ruleset) -> tuple[int, ...] | None:
 def simulate_command(
     deals: Annotated[int, typer.Option("--deals", "-n", help="Number of deals (indices "
                                        "FIRST .. FIRST+N-1).")],
-    out: Annotated[Path, typer.Option("--out", help="Dataset directory (created; resumed if "
-                                      "it holds a part of this same run).")],
+    out: Annotated[str, typer.Option("--out", help="Dataset directory, or a file:// URL "
+                                     "(created; resumed if it holds a part of this same "
+                                     "run). With --scheduler: a path every worker shares.")],
     seed: Annotated[int, typer.Option("--seed", "-s", help="Seed (0 .. 2^64-1).")] = 0,
     first: Annotated[int, typer.Option("--first", help="First deal index (shards: run "
                                        "disjoint index ranges of one seed anywhere, then "
@@ -63,6 +64,17 @@ def simulate_command(
                   "`bazarsim table bids`.")] = False,
     compression: Annotated[str, typer.Option("--compression", help="Parquet codec: zstd, lz4, "
                            "snappy or none.")] = "zstd",
+    scheduler: Annotated[str | None, typer.Option(
+        "--scheduler", help="Run the index ranges as tasks on this dask.distributed "
+        "scheduler (e.g. tcp://scheduler.example:8786); each worker writes its own part "
+        "files. Same dataset as without it.", show_default=False)] = None,
+    workers: Annotated[int | None, typer.Option(
+        "--workers", help="Run the index ranges on a local Dask cluster of N worker "
+        "processes (one big machine). Same dataset as without it.",
+        show_default=False)] = None,
+    connect_timeout: Annotated[float, typer.Option(
+        "--connect-timeout", help="Seconds to reach the --scheduler and for a first worker "
+        "to join.")] = DEFAULT_TIMEOUT,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar or summary.")]
     = False,
 ) -> None:
@@ -70,7 +82,8 @@ def simulate_command(
 
     Deal i of a seed is the same whatever the chunk size or thread count, so a run that
     was killed finishes, when the same command is run again, with exactly the dataset of
-    an uninterrupted run.
+    an uninterrupted run. With --workers or --scheduler the ranges run as Dask tasks
+    (same dataset; the manifest records the engine).
     """
     rs = load_ruleset(ruleset, option)
     cons = parse_constraints(fix, where)
@@ -81,10 +94,14 @@ def simulate_command(
     sim = Simulation(deals=deals, seed=seed, ruleset=rs, constraints=cons,
                      dealer=parse_dealer(dealer), kinds=parse_kinds(kinds, rs), chunk=chunk,
                      compression=compression, columns=columns, first=first, dd=dd)
+    engine = None
+    if scheduler is not None or workers is not None:
+        engine = DaskEngine(scheduler=scheduler, workers=workers, timeout=connect_timeout)
     if dd:
-        prepare_solver(quiet, rs, sim.kinds)
+        prepare_solver(quiet, rs, sim.kinds)  # compiled once here: workers load the cache
     with deal_progress(quiet, "simulate") as update:
-        summary = sim.run(out, progress=update, notice=lambda m: typer.echo(m, err=True))
+        summary = sim.run(out, progress=update, notice=lambda m: typer.echo(m, err=True),
+                          engine=engine)
     rate = sim.acceptance
     if not quiet and rate < 1.0:
         typer.echo(f"constraints accepted {100 * rate:.3g}% of candidate deals in a pilot "
@@ -93,4 +110,5 @@ def simulate_command(
         typer.echo(
             f"{summary['deals']:,} deals in {out}/ ({summary['written']:,} written now, "
             f"{summary['resumed_from']:,} already there; "
-            f"{summary['deals_per_second']:,.0f} deals/s)")
+            f"{summary['deals_per_second']:,.0f} deals/s"
+            + (f" on {summary['workers']} Dask workers" if engine is not None else "") + ")")

@@ -23,6 +23,7 @@ from bazarsim.store.parts import (
     os_errors,
     part_name,
     prepare_directory,
+    record_engine,
     write_part,
 )
 
@@ -35,6 +36,14 @@ def split_range(start: int, end: int, pieces: int) -> list[tuple[int, int]]:
     pieces = max(1, min(pieces, end - start))
     cuts = [start + (end - start) * k // pieces for k in range(pieces + 1)]
     return [(cuts[k], cuts[k + 1]) for k in range(pieces)]
+
+
+def engine_record(name: str, **how: object) -> dict:
+    """The manifest's record of one engine run (not part of the dataset's identity)."""
+    from bazarsim import __version__
+
+    return {"engine": name, **how, "bazarsim": __version__,
+            "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
 
 
 def drop_damaged_parts(sim: Simulation, out: Path,
@@ -64,6 +73,8 @@ def run_local(sim: Simulation, out: Path,
     gaps = missing_ranges(out, sim.first, sim.end)
     todo = sum(b - a for a, b in gaps)
     done_before = sim.deals - todo
+    if todo:
+        record_engine(out, engine_record("local", chunk=sim.chunk, writers=sim.writers))
     if progress:
         progress(done_before, sim.deals)
     t0 = time.perf_counter()

@@ -240,12 +240,21 @@ class Simulation:
         return sim
 
     def run(self, out: str | Path, progress: Callable[[int, int], None] | None = None,
-            notice: Callable[[str], None] | None = None) -> dict:
-        """Write the missing parts of the dataset in ``out`` on this machine's cores."""
-        from bazarsim.engine.local import run_local
+            notice: Callable[[str], None] | None = None, engine=None) -> dict:
+        """Write the missing parts of the dataset in ``out``: on this machine's cores, or
+        with ``engine`` (a :class:`bazarsim.engine.dask.DaskEngine`) as Dask tasks; the
+        rows are the same whatever the engine. ``out``: a path or a ``file://`` URL."""
+        from bazarsim.store.location import local_path
 
-        self.continue_older_run(Path(out), notice)
-        return run_local(self, Path(out), progress, notice)
+        out = local_path(out)
+        self.continue_older_run(out, notice)
+        if engine is None:
+            from bazarsim.engine.local import run_local
+
+            return run_local(self, out, progress, notice)
+        from bazarsim.engine.dask import run_dask
+
+        return run_dask(self, out, engine, progress, notice)
 
     def continue_older_run(self, out: Path,
                            notice: Callable[[str], None] | None = None) -> None:

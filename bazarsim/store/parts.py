@@ -28,6 +28,11 @@ class StoreError(BazarsimError):
 
 
 MANIFEST = "_run.json"
+# Manifest key listing the engines that wrote parts of the dataset (local, dask: workers,
+# scheduler, chunk, version): a record, not part of the run's identity, which
+# :func:`read_manifest` returns without it.
+ENGINES = "engines"
+MAX_ENGINE_RECORDS = 100
 PART_RE = re.compile(r"^part-(\d{16})-(\d{16})\.parquet$")
 TMP_PREFIX = ".tmp-"
 
@@ -141,9 +146,7 @@ def prepare_directory(out: Path, params: dict) -> None:
             raise BazarsimError(f"{out} has part files but no {MANIFEST}: not a "
                                 "bazarsim dataset; use another --out directory")
         atomic_write_bytes(manifest, json.dumps(params, indent=2).encode())
-    with os_errors("clean up", out):
-        for tmp in out.glob(f"{TMP_PREFIX}*"):
-            tmp.unlink()
+    remove_temp_files(out)
 
 
 def part_files(out: str | Path) -> list[Path]:
@@ -158,6 +161,14 @@ def part_files(out: str | Path) -> list[Path]:
 
 
 def read_manifest(out: str | Path) -> dict:
+    """The run's parameters (its identity): the manifest without its engine record."""
+    data = read_manifest_record(out)
+    data.pop(ENGINES, None)
+    return data
+
+
+def read_manifest_record(out: str | Path) -> dict:
+    """The whole manifest: the run's parameters and the engines that wrote it."""
     path = Path(out) / MANIFEST
     if not path.exists():
         raise StoreError(f"{str(out)!r} is not a bazarsim dataset (no {MANIFEST})", str(out))
@@ -168,6 +179,21 @@ def read_manifest(out: str | Path) -> dict:
     except ValueError:
         raise StoreError(f"damaged manifest {str(path)!r}: not JSON; a dataset without its "
                          "manifest cannot be repaired, simulate it again", str(path)) from None
+
+
+def record_engine(out: str | Path, entry: dict) -> None:
+    """Add ``entry`` (which engine wrote parts, how) to the manifest's engine record."""
+    full = read_manifest_record(out)
+    history = [*full.get(ENGINES, []), entry][-MAX_ENGINE_RECORDS:]
+    full[ENGINES] = history
+    atomic_write_bytes(Path(out) / MANIFEST, json.dumps(full, indent=2).encode())
+
+
+def remove_temp_files(out: Path) -> None:
+    """Drop the temporary files a killed writer left behind (never a part)."""
+    with os_errors("clean up", out):
+        for tmp in out.glob(f"{TMP_PREFIX}*"):
+            tmp.unlink(missing_ok=True)
 
 
 def read_manifest_or_none(out: str | Path) -> dict | None:

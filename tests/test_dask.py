@@ -1,0 +1,216 @@
+"""The Dask engine: the same dataset as the in-process engine on a real LocalCluster of
+worker processes, a worker SIGKILLed mid-task, a driver resumed, and the errors a team
+meets first (no scheduler, another bazarsim version on a worker)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+from typer.testing import CliRunner
+
+import bazarsim.engine.dask as dask_engine
+from bazarsim.cli import app
+from bazarsim.core.errors import BazarsimError
+from bazarsim.engine.dask import DaskEngine, KillOnce, task_ranges
+from bazarsim.engine.simulation import Simulation
+from bazarsim.store.parts import (
+    MANIFEST,
+    TMP_PREFIX,
+    existing_parts,
+    part_files,
+    read_dataframe,
+    read_manifest,
+)
+
+distributed = pytest.importorskip("distributed")
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """Two single-threaded worker processes, shared by the module's tests."""
+    from distributed import LocalCluster
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                      dashboard_address=":0", silence_logs=50) as c:
+        yield c
+
+
+@pytest.fixture()
+def engine(cluster):
+    return DaskEngine(scheduler=cluster.scheduler_address, numba_threads=1)
+
+
+def lean(**kw) -> Simulation:
+    return Simulation(**{"deals": 3000, "seed": 7, "columns": "lean", "kinds": (1, 4), **kw})
+
+
+def assert_same_dataset(a: Path, b: Path) -> None:
+    da, db = read_dataframe(a), read_dataframe(b)
+    assert len(da) == len(db) and list(da.columns) == list(db.columns)
+    assert da.equals(db)
+    assert read_manifest(a) == read_manifest(b)
+
+
+def assert_clean(out: Path, first: int, end: int) -> None:
+    """Parts tile ``[first, end)`` exactly (no duplicate, no overlap), no temp file."""
+    ranges = sorted(existing_parts(out))
+    assert ranges[0][0] == first and ranges[-1][1] == end
+    assert all(a[1] == b[0] for a, b in zip(ranges, ranges[1:], strict=False))
+    assert not [p for p in out.iterdir() if p.name.startswith(TMP_PREFIX)]
+    for p in part_files(out):
+        assert pq.ParquetFile(p).metadata.num_rows > 0
+
+
+def test_same_dataset_as_in_process_with_any_chunk(tmp_path, engine):
+    lean(chunk=1000).run(tmp_path / "local")
+    summary = lean(chunk=430).run(tmp_path / "dask", engine=engine)
+    assert summary["written"] == 3000 and summary["engine"] == "dask"
+    assert summary["workers"] == 2
+    assert_same_dataset(tmp_path / "local", tmp_path / "dask")
+    assert_clean(tmp_path / "dask", 0, 3000)
+    assert len(part_files(tmp_path / "dask")) == 7  # one part a task
+    record = json.loads((tmp_path / "dask" / MANIFEST).read_text())["engines"]
+    assert record[-1]["engine"] == "dask" and record[-1]["chunk"] == 430
+    assert json.loads((tmp_path / "local" / MANIFEST).read_text())["engines"][-1][
+        "engine"] == "local"
+
+
+def test_dd_run_is_the_same_dataset(tmp_path, engine):
+    kw = {"deals": 24, "seed": 3, "columns": "lean", "dd": True, "kinds": (1, 4)}
+    Simulation(**kw, chunk=24).run(tmp_path / "local")
+    Simulation(**kw, chunk=5, first=0).run(tmp_path / "dask", engine=engine)
+    assert_same_dataset(tmp_path / "local", tmp_path / "dask")
+    assert "H_dd_ns" in read_dataframe(tmp_path / "dask").columns
+
+
+def test_worker_killed_mid_task_loses_nothing(tmp_path, engine, cluster):
+    lean(chunk=3000).run(tmp_path / "local")
+    marker = tmp_path / "killed-once"
+    pids = {w.process.pid for w in cluster.workers.values()}
+    summary = dask_engine.run_dask(lean(chunk=500), tmp_path / "dask", engine,
+                                   kill=KillOnce(start=1000, marker=str(marker)))
+    assert marker.exists()  # a worker did die, mid-write (half a temp part)
+    assert summary["written"] == 3000
+    assert_same_dataset(tmp_path / "local", tmp_path / "dask")
+    assert_clean(tmp_path / "dask", 0, 3000)
+    assert len(part_files(tmp_path / "dask")) == 6
+    deadline = time.time() + 20  # the nanny restarts the dead worker
+    while time.time() < deadline:
+        alive = {w.process.pid for w in cluster.workers.values() if w.process}
+        if len(alive) == 2 and alive != pids and len(cluster.scheduler.workers) == 2:
+            break
+        time.sleep(0.2)
+    assert alive != pids
+
+
+def test_resumes_from_the_parts_on_disk(tmp_path, engine):
+    out = tmp_path / "d"
+    lean(chunk=600).run(tmp_path / "local")
+    lean(chunk=600).run(out)  # in-process, then lose two parts and damage one
+    files = part_files(out)
+    files[1].unlink()
+    files[4].unlink()
+    files[6].write_bytes(files[6].read_bytes()[:100])
+    notes = []
+    summary = lean(chunk=250).run(out, engine=engine, notice=notes.append)
+    assert summary["written"] == 3 * 300 and summary["resumed_from"] == 2100
+    assert len(notes) == 1 and "damaged" in notes[0]
+    assert_same_dataset(tmp_path / "local", out)
+    assert_clean(out, 0, 3000)
+    again = lean(chunk=250).run(out, engine=engine)
+    assert again["written"] == 0
+    engines = [e["engine"] for e in json.loads((out / MANIFEST).read_text())["engines"]]
+    assert engines == ["local", "dask"]  # a run with nothing to do records nothing
+
+
+def test_cli_on_a_scheduler_with_a_file_url(tmp_path, cluster):
+    out = tmp_path / "cli"
+    res = CliRunner().invoke(app, ["simulate", "-n", "1500", "--seed", "7", "--columns",
+                                   "lean", "--kinds", "H,BK", "--chunk", "400", "--out",
+                                   out.as_uri(), "--scheduler", cluster.scheduler_address])
+    assert res.exit_code == 0, res.output
+    assert "on 2 Dask workers" in res.output
+    lean(deals=1500).run(tmp_path / "local")
+    assert_same_dataset(tmp_path / "local", out)
+
+
+def test_worker_with_another_version_is_an_error(tmp_path, engine, monkeypatch):
+    monkeypatch.setattr(dask_engine, "__version__", "9.9.9")
+    with pytest.raises(BazarsimError, match=r"runs bazarsim 0\.1\.0.*driver bazarsim 9\.9\.9"):
+        lean().run(tmp_path / "d", engine=engine)
+    assert not (tmp_path / "d").exists()  # checked before anything is written
+
+
+def closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_unreachable_scheduler_is_one_error_line(tmp_path):
+    t0 = time.perf_counter()
+    res = CliRunner().invoke(app, ["simulate", "-n", "100", "--out", str(tmp_path / "x"),
+                                   "--scheduler", f"tcp://127.0.0.1:{closed_port()}",
+                                   "--connect-timeout", "1"])
+    assert res.exit_code == 2
+    err = res.output.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: cannot reach the Dask scheduler")
+    assert time.perf_counter() - t0 < 15
+    assert not (tmp_path / "x").exists()
+
+
+def test_engine_options_are_checked():
+    with pytest.raises(BazarsimError, match="one of"):
+        DaskEngine(scheduler="tcp://127.0.0.1:1", workers=2)
+    with pytest.raises(BazarsimError, match="--workers 0"):
+        DaskEngine(workers=0)
+    assert task_ranges([(0, 10), (20, 25)], 4) == [(0, 4), (4, 8), (8, 10), (20, 24),
+                                                   (24, 25)]
+
+
+# --------------------------------------------------------------------------- gates
+
+
+@pytest.mark.gate
+@pytest.mark.parametrize("workers", [1, 3])
+def test_local_clusters_of_1_and_3_workers(tmp_path, workers):
+    kw = {"deals": 40, "seed": 11, "dd": True, "columns": "full"}
+    Simulation(**kw).run(tmp_path / "local")
+    for chunk in (1, 13):
+        Simulation(**kw, chunk=chunk).run(tmp_path / f"w{chunk}",
+                                          engine=DaskEngine(workers=workers))
+        assert_same_dataset(tmp_path / "local", tmp_path / f"w{chunk}")
+        assert_clean(tmp_path / f"w{chunk}", 0, 40)
+
+
+@pytest.mark.gate
+def test_driver_killed_and_restarted_resumes(tmp_path, cluster):
+    """SIGKILL the `bazarsim simulate --scheduler` driver once parts exist; the same
+    command again finishes the dataset, identical to an in-process one."""
+    out = tmp_path / "d"
+    args = [sys.executable, "-m", "bazarsim", "simulate", "-n", "60", "--seed", "5", "--dd",
+            "--columns", "lean", "--chunk", "4", "--out", str(out), "--scheduler",
+            cluster.scheduler_address, "-q"]
+    p = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.time() + 120
+    while time.time() < deadline and len(existing_parts(out)) < 3 and p.poll() is None:
+        time.sleep(0.05)
+    assert p.poll() is None, "the run ended before it could be killed"
+    os.kill(p.pid, signal.SIGKILL)
+    p.wait()
+    assert len(existing_parts(out)) < 15
+    done = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    Simulation(deals=60, seed=5, dd=True, columns="lean").run(tmp_path / "local")
+    assert_same_dataset(tmp_path / "local", out)
+    assert_clean(out, 0, 60)
