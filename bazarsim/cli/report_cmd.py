@@ -1,0 +1,100 @@
+"""``bazarsim report DIR -o FILE.html``: a coach's page of a simulated dataset."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from bazarsim.cli.common import app, command
+from bazarsim.cli.table_cmd import ContraOpt
+from bazarsim.core.errors import BazarsimError
+
+
+def write_html(page, out: str, data: bool = False) -> None:
+    """Write a report page (and its CSVs) atomically and say what was written."""
+    import bazarsim
+    from bazarsim.report.html import write_page
+
+    files = write_page(page, out, f"bazarsim {bazarsim.__version__}", data=data)
+    size = files[-1].stat().st_size
+    gaps = f"; not shown: {', '.join(page.missing)}" if page.missing else ""
+    typer.echo(f"wrote {files[-1]} ({size / 1024:,.0f} KB, {page.figures} figures, "
+               f"{len(page.tables)} tables{gaps})"
+               + (f" and {len(files) - 1} CSV files beside it" if data else ""), err=True)
+
+
+def _levels(text: str | None) -> list[int] | None:
+    """``8..12`` or ``8,9,10`` (as ``table bids --levels``)."""
+    if not text:
+        return None
+    out: list[int] = []
+    try:
+        for part in text.replace(" ", "").split(","):
+            a, sep, b = part.partition("..")
+            out += list(range(int(a), int(b) + 1)) if sep else [int(a)]
+    except ValueError:
+        raise BazarsimError(f"bad --levels {text!r}: use e.g. 8..12 or 8,9,10", text) from None
+    return out
+
+
+def _list(items: list[str] | None) -> list[str] | None:
+    if not items:
+        return None
+    return [t for item in items for t in item.replace(",", " ").split()]
+
+
+@command("report")
+def report_command(
+    directory: Annotated[str, typer.Argument(help="Dataset directory written by simulate "
+                                             "(with --dd for the bid figures).")],
+    out: Annotated[str, typer.Option("--out", "-o", help="The page to write (.html).")],
+    by: Annotated[str | None, typer.Option(
+        "--by", help="Feature of the make-rate curves' x axis, in the vocabulary of "
+        "`table bids --by` (default: hand points in classes of 10).")] = None,
+    kind: Annotated[list[str] | None, typer.Option(
+        "--kind", help="Contract kinds of the bid figures, e.g. H or 'H,BK' (default: all "
+        "simulated).")] = None,
+    levels: Annotated[str | None, typer.Option(
+        "--levels", help="Bid levels of the curves and the expected scores, e.g. 8..11 "
+        "(default: the lowest four).")] = None,
+    heat_bid: Annotated[str | None, typer.Option(
+        "--heat-bid", help="The bid of the heat map, e.g. 9H (default: the lowest bid of the "
+        "first kind).")] = None,
+    heat_y: Annotated[str, typer.Option("--heat-y", help="Heat map rows (a --by feature).")]
+    = "trumps",
+    heat_x: Annotated[str | None, typer.Option(
+        "--heat-x", help="Heat map columns (default: hand points in classes of 10).")] = None,
+    classes: Annotated[str | None, typer.Option(
+        "--classes", help="Hand classes of the expected-score figure (default "
+        "'points=0..29,30..49,50..69,70..').")] = None,
+    bids: Annotated[list[str] | None, typer.Option(
+        "--bids", help="Bids whose declaring side's points are shown, e.g. '8H,9H,10H' "
+        "(default: the lowest three levels of a single kind, else the lowest bid of each "
+        "kind).")] = None,
+    contra: ContraOpt = "none",
+    min_n: Annotated[int, typer.Option("--min-n", help="Fewest declarer rows of a class for "
+                                       "it to be drawn (tables keep every class).")] = 30,
+    freq_from: Annotated[str | None, typer.Option(
+        "--freq-from", help="Take the frequency table from this dataset instead (e.g. a "
+        "larger run without DD of the same ruleset).")] = None,
+    data: Annotated[bool, typer.Option("--data", help="Also write each table as CSV beside "
+                                       "the page: NAME.TABLE.csv.")] = False,
+    title: Annotated[str | None, typer.Option("--title", help="The page's title.")] = None,
+) -> None:
+    """One self-contained HTML page of a dataset for a coach: what was run, the frequency
+    table against the exact odds and, with DD columns, make-rate curves, a heat map of
+    P(make), expected scores by hand class and the declaring side's points; every figure's
+    numbers are in a table on the page (and in CSV with --data)."""
+    from bazarsim.report.pages import POINT_BUCKETS, dataset_page
+
+    if min_n < 1:
+        raise BazarsimError(f"--min-n {min_n}: must be >= 1")
+    page = dataset_page(directory, by=by, kinds=_list(kind), levels=_levels(levels),
+                        heat_bid=heat_bid, heat=(heat_y, heat_x or POINT_BUCKETS),
+                        classes=classes, bids=_list(bids), contra=contra, min_n=min_n,
+                        freq_from=freq_from, title=title)
+    write_html(page, out, data)
+
+
+__all__ = ["app", "write_html"]
