@@ -29,6 +29,7 @@ from bazarsim.cli.common import (
     load_ruleset,
 )
 from bazarsim.cli.progress import deal_progress, prepare_solver
+from bazarsim.cli.report_cmd import check_html
 from bazarsim.core.cards import parse_seat
 from bazarsim.core.errors import BazarsimError
 from bazarsim.report.hand import hand_json_records, hand_notes, hand_records, hand_title
@@ -117,6 +118,9 @@ def analyze_command(
         "--all", help="table, md: every bid (default: per kind, levels down to the first "
         "that makes less than 10% of the time).")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    html: Annotated[str | None, typer.Option(
+        "--html", help="Also write a coach's page (.html): P(make) and expected score per "
+        "bid as figures, and the table of every bid; one section per hand.")] = None,
 ) -> None:
     """For one hand at bid time, deal the unseen cards, solve every deal double dummy for
     every contract kind, and give per bid: P(make) with its interval, the side's total,
@@ -124,6 +128,7 @@ def analyze_command(
     over the second best. Every bid is scored on the same deals."""
     rs = load_ruleset(ruleset, option)
     check_run(deals, precision, confidence)
+    check_html(html)
     if (hand is None) == (file is None):
         raise BazarsimError("give one HAND, or --file with one hand a line")
     lines = (read_hand_lines(file, seat, dealer, turned) if file is not None
@@ -145,6 +150,7 @@ def analyze_command(
         deal_generator(q, seed)
     prepare_solver(quiet, rs, queries[0].kinds)
     total = deals * len(queries)
+    done = []
     with deal_progress(quiet, "analyze") as update:
         for i, q in enumerate(queries):
             tick = (lambda done, _n, base=i * deals: update(base + done, total)) if update else None
@@ -153,6 +159,12 @@ def analyze_command(
             if update:
                 update((i + 1) * deals, total)
             _emit(a, fmt, file is not None, every_bid)
+            done.append(a)
+    if html:
+        from bazarsim.cli.report_cmd import write_html
+        from bazarsim.report.pages import hand_page
+
+        write_html(hand_page(done, every_bid), html)
 
 
 def _emit(a, fmt: Format, many: bool, every_bid: bool) -> None:

@@ -11,6 +11,14 @@ from bazarsim.cli.table_cmd import ContraOpt
 from bazarsim.core.errors import BazarsimError
 
 
+def check_html(out: str | None) -> None:
+    """A bad --html / -o name: an error now, not after the analysis."""
+    if out is not None:
+        from bazarsim.report.html import check_target
+
+        check_target(out)
+
+
 def write_html(page, out: str, data: bool = False) -> None:
     """Write a report page (and its CSVs) atomically and say what was written."""
     import bazarsim
@@ -88,6 +96,7 @@ def report_command(
     numbers are in a table on the page (and in CSV with --data)."""
     from bazarsim.report.pages import POINT_BUCKETS, dataset_page
 
+    check_html(out)
     if min_n < 1:
         raise BazarsimError(f"--min-n {min_n}: must be >= 1")
     page = dataset_page(directory, by=by, kinds=_list(kind), levels=_levels(levels),
@@ -97,4 +106,4 @@ def report_command(
     write_html(page, out, data)
 
 
-__all__ = ["app", "write_html"]
+__all__ = ["app", "check_html", "write_html"]

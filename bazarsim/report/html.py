@@ -245,12 +245,24 @@ def table_csv(columns: list[Column], rows: list[dict]) -> str:
     return buf.getvalue()
 
 
-def write_page(page: Page, path: str | Path, generator: str, data: bool = False) -> list[Path]:
-    """Write the page (and with ``data`` one CSV per table beside it, ``NAME.TABLE.csv``);
-    the files written, the page last."""
+def check_target(path: str | Path) -> Path:
+    """Refuse, before any work, a page name that could not be written."""
     path = Path(path)
     if path.suffix.lower() not in (".html", ".htm"):
         raise BazarsimError(f"{str(path)!r}: give the page a .html name", str(path))
+    directory = path.parent if str(path.parent) else Path(".")
+    if not directory.is_dir():
+        raise BazarsimError(f"cannot write {str(path)!r}: no directory {str(directory)!r}",
+                            str(path))
+    if path.is_dir():
+        raise BazarsimError(f"cannot write {str(path)!r}: it is a directory", str(path))
+    return path
+
+
+def write_page(page: Page, path: str | Path, generator: str, data: bool = False) -> list[Path]:
+    """Write the page (and with ``data`` one CSV per table beside it, ``NAME.TABLE.csv``);
+    the files written, the page last."""
+    path = check_target(path)
     text_ = page.render(generator)
     written = []
     if data:
