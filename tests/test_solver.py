@@ -345,8 +345,10 @@ def check_full_deals_all_off_vs_on(count, seed):
 
 
 def test_full_deals_all_off_vs_all_on_smoke():
-    """One full deal, 6 solves (about 6 s on 2 cores; make gate runs 40 deals)."""
-    check_full_deals_all_off_vs_on(1, seed=82)
+    """One full deal, 6 solves; make gate runs 40 deals. Seed 16 was picked among the first
+    60 for a short all-off search (2.5 s on a busy 2-core host; seed 82's deal took 13 to
+    47 s) so that make test keeps this sample within its budget."""
+    check_full_deals_all_off_vs_on(1, seed=16)
 
 
 @pytest.mark.parametrize(
