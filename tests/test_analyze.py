@@ -333,21 +333,21 @@ def test_stop_rule_against_naive_on_synthetic_samples():
     assert {"precision", "significant", "ceiling", None, "deals"} <= seen
 
 
-@pytest.mark.parametrize("hand,stop", [
-    ("AT9.AT9.7.7", "precision"),  # S and H alike: P(make) settles before the lead does
-    ("K97.K97.8.8", "ceiling"),  # P(make) near 1/2 and no clear lead: runs to -n
-    ("AJ9.K7.Q.T8", "significant"),  # spades clearly better than hearts
+@pytest.mark.parametrize("hand,stop,ceiling", [
+    ("AT9.AT9.7.7", "precision", 1000),  # S and H alike: P(make) settles before the lead does
+    ("K97.K97.8.8", "ceiling", 400),  # P(make) near 1/2 and no clear lead: runs to -n
+    ("AJ9.K7.Q.T8", "significant", 1000),  # spades clearly better than hearts
 ])
-def test_stop_rule_never_stops_early(hand, stop):
+def test_stop_rule_never_stops_early(hand, stop, ceiling):
     rs = get_ruleset("bazar")
     q = hand_query(rs, hand, 2, 0, kinds=(0, 1))
     checks = []
-    a = analyze(q, deals=1000, seed=11, precision=0.03,
+    a = analyze(q, deals=ceiling, seed=11, precision=0.03,
                 on_batch=lambda s, r: checks.append((s, r)))
     assert a.stop == stop
     for s, reason in checks[:-1]:
         assert reason is None
-        assert s.half_width > 0.03 and not s.significant and s.n < 1000
+        assert s.half_width > 0.03 and not s.significant and s.n < ceiling
     last, reason = checks[-1]
     assert reason == a.stop and last.n == a.deals
     if reason == "precision":
@@ -355,7 +355,7 @@ def test_stop_rule_never_stops_early(hand, stop):
     elif reason == "significant":
         assert last.margin - Z95 * last.se_margin > 0
     else:
-        assert reason == "ceiling" and a.deals == 1000
+        assert reason == "ceiling" and a.deals == ceiling
     assert [s.n for s, _ in checks] == list(range(200, a.deals + 1, 200))
     # the answer at the stop is the fixed-size answer on the same deals
     fixed = analyze(q, deals=a.deals, seed=11)
