@@ -40,12 +40,19 @@ def _style(salt: str):
 
 def to_svg(fig, plt) -> str:
     """The figure as an ``<svg>`` element to inline (no XML prolog, no fixed size: it
-    scales to its container), and the figure closed."""
+    scales to its container, every element id prefixed with the figure's salt so that the
+    page's ids stay unique), and the figure closed."""
+    import matplotlib
+
+    salt = re.sub(r"[^A-Za-z0-9_-]", "_", matplotlib.rcParams["svg.hashsalt"] or "f")
     buf = io.StringIO()
     fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})
     plt.close(fig)
     text = buf.getvalue()
     text = text[text.index("<svg"):]
+    text = re.sub(r'\bid="([^"]+)"', rf'id="{salt}-\1"', text)
+    text = re.sub(r'url\(#([^)]+)\)', rf'url(#{salt}-\1)', text)
+    text = re.sub(r'href="#([^"]+)"', rf'href="#{salt}-\1"', text)
     # width/height in pt -> the CSS decides; the viewBox keeps the aspect ratio
     text = re.sub(r'<svg([^>]*?) width="[^"]*" height="[^"]*"', r'<svg\1', text, count=1)
     return text.replace("<svg", '<svg role="img" preserveAspectRatio="xMidYMid meet"', 1)

@@ -1,0 +1,267 @@
+"""Coach reports (HTML) opened in a real browser.
+
+Each kind of page (a dataset with and without DD columns, one hand, a threshold and a
+convention study) is built by the CLI and loaded in headless Chromium: no console error,
+no request leaving the machine, the expected number of figures, each drawn and non-empty,
+and every number of every table equal to the JSON output of the command that gives the
+same records (the raw ``data-v`` exactly; the shown text to its rounding). The checker
+itself is shown to fail on a page with a console error, an exception, an outside request
+or an empty figure. The browser tests are skipped, saying so, only where no Chromium is
+installed (``.ci/run`` installs it).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import re
+import shlex
+
+import pytest
+from typer.testing import CliRunner
+
+from bazarsim.cli import app
+from bazarsim.engine.simulation import Simulation
+from bazarsim.report.browser import Chromium, find_chromium, problems
+from bazarsim.rules.rulesets import get_ruleset
+
+runner = CliRunner()
+DEALS = 300
+
+
+def run(*args: str):
+    return runner.invoke(app, list(args))
+
+
+@pytest.fixture(scope="module")
+def dd_dataset(tmp_path_factory):
+    """A small DD-solved bazar dataset, hearts only (cheap to solve)."""
+    path = tmp_path_factory.mktemp("report") / "dd"
+    Simulation(deals=DEALS, seed=3, ruleset=get_ruleset("bazar"), kinds=(1,), columns="lean",
+               dd=True, chunk=150).run(path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def plain_dataset(tmp_path_factory):
+    """A dataset without DD columns."""
+    path = tmp_path_factory.mktemp("report") / "plain"
+    Simulation(deals=200, seed=4, ruleset=get_ruleset("bazar"), chunk=200).run(path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if find_chromium() is None:
+        pytest.skip("no Chromium on this machine (apt-get install chromium; .ci/run does): "
+                    "the pages cannot be checked in a browser here")
+    with Chromium() as b:
+        yield b
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _number(text: str) -> float:
+    return float(text.replace(",", "").replace("+", "").replace("−", "-"))
+
+
+def check_table(table: dict, records: list[dict], label: dict[str, str] | None = None):
+    """Every cell of a page table equals the record's value (raw exactly, text rounded)."""
+    assert len(table["rows"]) == len(records), table["id"]
+    for row, rec in zip(table["rows"], records, strict=True):
+        for key, (v, shown) in zip(table["keys"], row, strict=True):
+            assert key in rec, (table["id"], key)
+            want = rec[key]
+            where = (table["id"], key, rec.get("bid"), v, want)
+            if want is None or (isinstance(want, float) and math.isnan(want)):
+                assert v == "" and shown == "", where
+            elif isinstance(want, bool):
+                assert v == ("true" if want else "false"), where
+            elif isinstance(want, int | float):
+                assert float(v) == pytest.approx(want, rel=1e-12, abs=1e-12), where
+                digits = len(shown.split(".")[1]) if "." in shown else 0
+                scale = 100 if (label or {}).get(key, "").endswith("%") else 1
+                assert abs(_number(shown) - scale * want) <= 0.5 * 10 ** -digits + 1e-9, where
+            else:
+                assert v == str(want) and shown == str(want), where
+
+
+def page_tables(info: dict) -> dict[str, dict]:
+    return {t["id"]: t for t in info["tables"]}
+
+
+def labels_of(html: str, table_id: str) -> dict[str, str]:
+    """Column key -> heading, read from the page source."""
+    block = html.split(f'data-table="{table_id}"', 1)[1].split("</thead>", 1)[0]
+    return dict(re.findall(r'data-key="([^"]*)">([^<]*)</th>', block))
+
+
+def json_of(argv: list[str]):
+    assert argv[0] == "bazarsim"
+    r = run(*argv[1:])
+    assert r.exit_code == 0, r.output
+    return json.loads(r.stdout)
+
+
+def assert_clean(info: dict, figures: int):
+    assert problems(info) == []
+    assert len(info["figures"]) == figures
+    for f in info["figures"]:
+        assert f["width"] > 300 and f["height"] > 150 and f["elements"] > 20, f
+
+
+# --------------------------------------------------------------------------- pages
+
+
+def test_dataset_page(dd_dataset, browser, tmp_path):
+    out = tmp_path / "study.html"
+    r = run("report", str(dd_dataset), "-o", str(out), "--data", "--min-n", "5")
+    assert r.exit_code == 0, r.output
+    assert "5 figures" in r.stderr
+    html = out.read_text()
+    info = browser.check(out, pdf=True)
+    assert_clean(info, 5)
+    assert info["missing"] == [] and info["scripts"] == 0
+    assert 1 <= info["pdf_pages"] < 30
+    tables = page_tables(info)
+    assert set(tables) == {"freq", "curves", "heat", "classes", "totals"}
+    for tid, t in tables.items():
+        if tid == "totals":
+            assert t["command"] is None
+            continue
+        check_table(t, json_of(shlex.split(t["command"])), labels_of(html, tid))
+        # the CSV beside the page holds the same raw values
+        with open(tmp_path / f"study.{tid}.csv", newline="") as f:
+            rows = list(csv.reader(f))
+        assert rows[0] == t["keys"]
+        assert rows[1:] == [[v for v, _ in row] for row in t["rows"]]
+    # the totals add up to the bid table's n and made of the same bids
+    bids = {rec["bid"]: rec for rec in json_of(
+        ["bazarsim", "table", "bids", str(dd_dataset), "--kind", "H", "--levels", "8..10",
+         "--format", "json"])}
+    made: dict[str, int] = {}
+    rows: dict[str, int] = {}
+    keys = tables["totals"]["keys"]
+    for row in tables["totals"]["rows"]:
+        rec = {k: v for k, (v, _) in zip(keys, row, strict=True)}
+        made[rec["bid"]] = made.get(rec["bid"], 0) + int(rec["made"])
+        rows[rec["bid"]] = rows.get(rec["bid"], 0) + int(rec["made"]) + int(rec["failed"])
+        assert int(rec["n"]) == bids[rec["bid"]]["n"]
+    assert set(made) == {"8H", "9H", "10H"}
+    for bid in made:
+        assert made[bid] == bids[bid]["made"] and rows[bid] == bids[bid]["n"] == 4 * DEALS
+
+
+def test_dataset_page_without_dd_says_what_is_missing(plain_dataset, browser, tmp_path):
+    out = tmp_path / "plain.html"
+    r = run("report", str(plain_dataset), "-o", str(out))
+    assert r.exit_code == 0, r.output
+    info = browser.check(out)
+    assert_clean(info, 1)  # the frequencies against the exact odds
+    assert len(info["missing"]) == 4
+    assert "no double-dummy columns" in out.read_text()
+    t = page_tables(info)["freq"]
+    check_table(t, json_of(shlex.split(t["command"])), labels_of(out.read_text(), "freq"))
+
+
+def test_hand_page(browser, tmp_path):
+    out = tmp_path / "hand.html"
+    argv = ["analyze", "AJ9.K7.Q.T8", "--seat", "S", "--dealer", "E", "-n", "60", "--kinds",
+            "H", "-q"]
+    r = run(*argv, "--html", str(out))
+    assert r.exit_code == 0, r.output
+    info = browser.check(out)
+    assert_clean(info, 2)
+    check_table(page_tables(info)["hand-1"], json_of(["bazarsim", *argv, "--format", "json"]),
+                labels_of(out.read_text(), "hand-1"))
+
+
+def test_study_pages(dd_dataset, browser, tmp_path):
+    out = tmp_path / "threshold.html"
+    argv = ["study", "threshold", str(dd_dataset), "--kind", "H", "--by", "points",
+            "--within", "trumps=0..2,3..", "--bootstrap", "20"]
+    r = run(*argv, "--html", str(out))
+    assert r.exit_code == 0, r.output
+    info = browser.check(out)
+    res = json_of(["bazarsim", *argv, "--format", "json"])
+    assert_clean(info, len(res["classes"]))
+    tables = page_tables(info)
+    html = out.read_text()
+    check_table(tables["thresholds"], res["classes"], labels_of(html, "thresholds"))
+    flat = [{"trumps": c["trumps"], **row} for c in res["classes"] for row in c["rows"]]
+    check_table(tables["rates"], flat, labels_of(html, "rates"))
+
+    out = tmp_path / "convention.html"
+    argv = ["study", "convention", str(dd_dataset), "--kind", "H", "--compare"]
+    r = run(*argv, "--html", str(out))
+    assert r.exit_code == 0, r.output
+    info = browser.check(out)
+    assert_clean(info, 1)
+    res = json_of(["bazarsim", *argv, "--format", "json"])
+    html = out.read_text()
+    check_table(page_tables(info)["counts"], res["counts"], labels_of(html, "counts"))
+    calib = [{"count": c["name"], **row} for c in res["counts"] for row in c["calibration"]]
+    check_table(page_tables(info)["calibration"], calib, labels_of(html, "calibration"))
+
+
+# --------------------------------------------------------------------------- the checker
+
+
+def test_checker_fails_on_a_broken_page(browser, dd_dataset, tmp_path):
+    good = tmp_path / "good.html"
+    assert run("study", "convention", str(dd_dataset), "--kind", "H",
+               "--html", str(good)).exit_code == 0
+    text = good.read_text()
+    assert problems(browser.check(good)) == []
+    cases = {
+        "console.error": text.replace("</body>", "<script>console.error('boom')</script>"
+                                      "</body>"),
+        "exception": text.replace("</body>", "<script>undefinedFunction()</script></body>"),
+        "request to http://127.0.0.1": text.replace(
+            "</body>", '<img src="http://127.0.0.1:9/x.png" alt=""></body>'),
+        "is empty": re.sub(r"<svg.*?</svg>", "<svg></svg>", text, count=1, flags=re.S),
+    }
+    for needle, page in cases.items():
+        bad = tmp_path / "bad.html"
+        bad.write_text(page)
+        found = problems(browser.check(bad))
+        assert any(needle in p for p in found), (needle, found)
+
+
+# --------------------------------------------------------------------------- bad input
+
+
+def test_bad_input_is_one_error_line_and_no_file(dd_dataset, plain_dataset, tmp_path):
+    out = tmp_path / "r.html"
+    out.write_text("old page")
+    cases = [
+        (["report", str(tmp_path / "nope"), "-o", str(out)], "not a bazarsim dataset"),
+        (["report", str(dd_dataset), "-o", str(out), "--kind", "BK"], "not simulated"),
+        (["report", str(dd_dataset), "-o", str(out), "--heat-bid", "9Q"], "error:"),
+        (["report", str(dd_dataset), "-o", str(tmp_path / "no" / "r.html")], "no directory"),
+        (["report", str(dd_dataset), "-o", str(tmp_path / "r.txt")], ".html"),
+        (["study", "threshold", str(plain_dataset), "--kind", "H", "--html", str(out)],
+         "no DD columns"),
+        (["analyze", "AJ9.K7.Q.T8", "--seat", "S", "--dealer", "E", "--html",
+          str(tmp_path / "x" / "h.html")], "no directory"),
+    ]
+    for argv, needle in cases:
+        r = run(*argv)
+        assert r.exit_code == 2, (argv, r.output)
+        assert r.stderr.startswith("error: ") and r.stderr.count("\n") == 1, r.stderr
+        assert needle in r.stderr, (needle, r.stderr)
+    assert out.read_text() == "old page"  # never replaced by a half page
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.html"]  # no temporary left
+
+
+def test_page_is_self_contained(dd_dataset, tmp_path):
+    out = tmp_path / "s.html"
+    assert run("report", str(dd_dataset), "-o", str(out), "--min-n", "5").exit_code == 0
+    html = out.read_text()
+    assert "<script" not in html and "<link" not in html and "@import" not in html
+    assert not re.search(r'(src|href)="(https?:)?//', html)
+    assert html.count("<svg") == 5 and 'name="viewport"' in html and "@page { size: A4" in html
+    ids = re.findall(r' id="([^"]+)"', html)
+    assert len(ids) == len(set(ids))  # figures share no element id
