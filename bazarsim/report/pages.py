@@ -156,6 +156,11 @@ def dataset_page(directory: str, by: str | None = None, kinds: list[str] | None 
     path = Path(directory)
     manifest = read_manifest(path)
     rs = _ruleset_of(manifest)
+    if freq_from:
+        read_manifest(freq_from)  # a bad --freq-from: an error before any work
+    if manifest.get("dd"):  # every option checked before the first scan
+        opts = _resolve(directory, manifest, rs, by, kinds, levels, heat_bid,
+                        heat or DEFAULT_HEAT, classes or DEFAULT_CLASSES, bids, contra)
     page = Page(title or f"Coach report: {manifest['ruleset']}, {manifest['deals']:,} deals",
                 lead="What the simulated deals say about bidding: how often each bid makes "
                 "and what it scores, by the declarer's hand, with perfect (double-dummy) "
@@ -198,20 +203,6 @@ def dataset_page(directory: str, by: str | None = None, kinds: list[str] | None 
                      f"runs/dd) and build the report of that dataset.")
         return page
 
-    kinds_all = manifest["kinds"]
-    kinds = kinds or kinds_all
-    for k in kinds:
-        if k.upper() not in kinds_all:
-            raise BazarsimError(f"--kind {k}: not simulated in {directory} (it has "
-                                f"{' '.join(kinds_all)})", k)
-    kinds = [k.upper() for k in kinds]
-    has_levels = rs.scoring.scheme in ("bazar", "bazar-blot")
-    if has_levels and levels is None:
-        low = rs.auction.min_level
-        levels = list(range(low, low + LEVELS_SHOWN))
-    if not has_levels:
-        levels = None
-    by = by or POINT_BUCKETS
     page.paragraph(
         "Every seat of every deal counts once as the possible declarer of every kind (play "
         "does not depend on who bid, so one DD table serves all four). Double dummy means "
@@ -219,11 +210,61 @@ def dataset_page(directory: str, by: str | None = None, kinds: list[str] | None 
         "make fewer close contracts. The tables rank bids and hands well; they do not "
         "predict one table.", "note")
 
-    _curves(page, directory, by, kinds, levels, contra, min_n)
-    _heat(page, directory, rs, kinds, heat_bid, heat or DEFAULT_HEAT, contra, min_n)
-    _classes(page, directory, classes or DEFAULT_CLASSES, kinds, levels, contra, min_n)
-    _totals(page, directory, rs, kinds, levels, bids, contra)
+    kinds, levels = opts["kinds"], opts["levels"]
+    _curves(page, directory, opts["by"], kinds, levels, contra, min_n)
+    _heat(page, directory, opts["heat_bid"], opts["heat"], contra, min_n)
+    _classes(page, directory, opts["classes"], kinds, levels, contra, min_n)
+    _totals(page, directory, opts["bids"], contra)
     return page
+
+
+def _resolve(directory, manifest, rs, by, kinds, levels, heat_bid, heat, classes, bids,
+             contra) -> dict:
+    """The DD sections' options with their defaults, each checked (one error line)."""
+    from bazarsim.analysis.bids import check_bid_options, ruleset_bids
+    from bazarsim.core.contracts import parse_kind
+
+    kinds_all = manifest["kinds"]
+    kinds = [KIND_NAMES[parse_kind(k)] for k in kinds] if kinds else list(kinds_all)
+    for k in kinds:
+        if k not in kinds_all:
+            raise BazarsimError(f"--kind {k}: not simulated in {directory} (it has "
+                                f"{' '.join(kinds_all)})", k)
+    if rs.scoring.scheme in ("bazar", "bazar-blot") and levels is None:
+        low = rs.auction.min_level
+        levels = list(range(low, low + LEVELS_SHOWN))
+    by = by or POINT_BUCKETS
+    check_bid_options(rs, contra, levels)
+    ruleset_bids(rs, tuple(parse_kind(k) for k in kinds), levels, capot=False)
+    for option, spec in (("--by", by), ("--heat-y", heat[0]), ("--heat-x", heat[1]),
+                         ("--classes", classes)):
+        try:
+            parse_by(spec)
+        except BazarsimError as exc:
+            raise BazarsimError(str(exc).replace("--by ", f"{option} ", 1)) from None
+    if heat_bid:
+        bid = parse_bid(heat_bid, rs)
+    else:
+        bid = Bid(parse_kind(kinds[0]), levels[0] if levels else 0)
+    if bid.capot:
+        raise BazarsimError(f"--heat-bid {heat_bid}: a capot bid; give a plain one, e.g. "
+                            f"{bid.level}{KIND_NAMES[bid.kind]}", heat_bid)
+    if KIND_NAMES[bid.kind] not in kinds_all:
+        raise BazarsimError(f"--heat-bid {bid.label}: kind {KIND_NAMES[bid.kind]} not "
+                            f"simulated in {directory} (it has {' '.join(kinds_all)})",
+                            heat_bid)
+    if not bids:
+        if levels and len(kinds) == 1:
+            bids = [f"{lv}{kinds[0]}" for lv in levels[:3]]
+        else:
+            low = levels[0] if levels else ""
+            bids = [f"{low}{k}" for k in kinds[:6]]
+    for b in bids:
+        kn = KIND_NAMES[parse_bid(b, rs).kind]
+        if kn not in kinds_all:
+            raise BazarsimError(f"--bids {b}: kind {kn} not simulated in {directory}", b)
+    return {"kinds": kinds, "levels": levels, "by": by or POINT_BUCKETS, "heat_bid": bid,
+            "heat": heat, "classes": classes, "bids": bids}
 
 
 def _curves(page: Page, directory: str, by: str, kinds: list[str], levels, contra, min_n):
@@ -260,26 +301,15 @@ KIND_NAMES_LONG = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs",
                    "BK": "no trump (BK)", "VK": "all trumps (VK)"}
 
 
-def _heat(page: Page, directory: str, rs, kinds: list[str], heat_bid: str | None,
-          heat: tuple[str, str], contra: str, min_n: int):
+def _heat(page: Page, directory: str, bid: Bid, heat: tuple[str, str], contra: str,
+          min_n: int):
     y_by, x_by = heat
-    bid = parse_bid(heat_bid, rs) if heat_bid else None
-    if bid is None:
-        bid = Bid(next(i for i, n in enumerate(KIND_NAMES) if n == kinds[0]),
-                  rs.auction.min_level if rs.scoring.scheme in ("bazar", "bazar-blot") else 0)
     kname = KIND_NAMES[bid.kind]
     yf, xf = parse_by(y_by).feature, parse_by(x_by).feature
     page.section("heat", f"P(make) of {bid.label} by {yf} and {xf}",
                  f"How often {bid.label} makes for each combination of the declarer's {yf} "
                  f"and {xf}. Cells with fewer than {min_n} declarer rows are left blank (the "
                  "table has them).")
-    if bid.capot:
-        page.gap("Heat map", "a capot bid: pick a plain bid with --heat-bid")
-        return
-    manifest_kinds = read_manifest(directory)["kinds"]
-    if kname not in manifest_kinds:
-        page.gap("Heat map", f"bid {bid.label}: kind {kname} not simulated in {directory}")
-        return
     levels = [bid.level] if bid.level else None
     rows = bid_table(directory, by=[y_by, x_by], kinds=[kname], levels=levels, contra=contra)
     ys = [c for c in _class_order(y_by) if any(r[yf] == c for r in rows)]
@@ -332,13 +362,7 @@ TOTAL_COLUMNS = [
 ]
 
 
-def _totals(page: Page, directory: str, rs, kinds: list[str], levels, bids, contra):
-    if not bids:
-        if levels and len(kinds) == 1:
-            bids = [f"{lv}{kinds[0]}" for lv in levels[:3]]
-        else:
-            low = levels[0] if levels else ""
-            bids = [f"{low}{k}" for k in kinds[:6]]
+def _totals(page: Page, directory: str, bids: list[str], contra: str):
     page.section("totals", "The declaring side's points",
                  "Distribution of the points the declaring side takes (cards and last trick "
                  "with perfect play, plus the declarations and bela that count for it), split "
