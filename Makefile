@@ -8,8 +8,9 @@ STAMP  := $(VENV)/.installed
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,lint]'
+	# the venv's own pip (Python 3.11 ships 22.3 or newer: editable installs need 21.3);
+	# no byte-compiling of every installed module: imports compile what they use
+	$(BIN)/python -m pip install --quiet --no-compile -e '.[test,lint]'
 	touch $(STAMP)
 
 ## test: what a newcomer runs: every test, with a sample of each full gate (minutes);
