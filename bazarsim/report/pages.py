@@ -203,13 +203,6 @@ def dataset_page(directory: str, by: str | None = None, kinds: list[str] | None 
                      f"runs/dd) and build the report of that dataset.")
         return page
 
-    page.paragraph(
-        "Every seat of every deal counts once as the possible declarer of every kind (play "
-        "does not depend on who bid, so one DD table serves all four). Double dummy means "
-        "every card is seen: defenders never err and declarers never guess, so real tables "
-        "make fewer close contracts. The tables rank bids and hands well; they do not "
-        "predict one table.", "note")
-
     kinds, levels = opts["kinds"], opts["levels"]
     _curves(page, directory, opts["by"], kinds, levels, contra, min_n)
     _heat(page, directory, opts["heat_bid"], opts["heat"], contra, min_n)
@@ -267,6 +260,13 @@ def _resolve(directory, manifest, rs, by, kinds, levels, heat_bid, heat, classes
             "heat": heat, "classes": classes, "bids": bids}
 
 
+DD_NOTE = (
+    "Every seat of every deal counts once as the possible declarer of every kind (play does "
+    "not depend on who bid, so one DD table serves all four). Double dummy means every card "
+    "is seen: defenders never err and declarers never guess, so real tables make fewer close "
+    "contracts. The tables rank bids and hands well; they do not predict one table.")
+
+
 def _curves(page: Page, directory: str, by: str, kinds: list[str], levels, contra, min_n):
     label = feature_label(by)
     feature = parse_by(by).feature
@@ -274,6 +274,7 @@ def _curves(page: Page, directory: str, by: str, kinds: list[str], levels, contr
                  f"P(make) of each bid against the {label}, with its 95 % Wilson band. A "
                  f"point is drawn where at least {min_n} declarer rows fall in the class; "
                  "the table has every class.")
+    page.paragraph(DD_NOTE, "note")
     rows = bid_table(directory, by=[by], kinds=kinds, levels=levels, contra=contra)
     order = _class_order(by)
     for k in kinds:
@@ -315,8 +316,13 @@ def _heat(page: Page, directory: str, bid: Bid, heat: tuple[str, str], contra: s
     ys = [c for c in _class_order(y_by) if any(r[yf] == c for r in rows)]
     xs = [c for c in _class_order(x_by) if any(r[xf] == c for r in rows)]
     cell = {(r[yf], r[xf]): r for r in rows}
-    values = [[cell[(y, x)]["p_make"] if (y, x) in cell and cell[(y, x)]["n"] >= min_n
-               else math.nan for x in xs] for y in ys]
+    def drawn(y, x):
+        return (y, x) in cell and cell[(y, x)]["n"] >= min_n
+
+    # rows and columns without one drawn cell stay in the table only
+    ys = [y for y in ys if any(drawn(y, x) for x in xs)] or ys
+    xs = [x for x in xs if any(drawn(y, x) for y in ys)] or xs
+    values = [[cell[(y, x)]["p_make"] if drawn(y, x) else math.nan for x in xs] for y in ys]
     n = sum(r["n"] for r in rows)
     page.figure("heat", figures.heatmap(
         "heat", f"{bid.label}: P(make), % (n = {n:,} declarer rows)", feature_label(x_by),
