@@ -144,6 +144,19 @@ def test_cli_on_a_scheduler_with_a_file_url(tmp_path, cluster):
     assert_same_dataset(tmp_path / "local", out)
 
 
+def test_workers_write_through_an_fsspec_url(tmp_path, engine):
+    """local:// goes through fsspec on the workers (the code path of s3://); a URL the
+    workers cannot see (memory:// lives in the driver's process) is one error."""
+    lean(deals=1200).run(tmp_path / "local")
+    url = f"local://{tmp_path}/fs"
+    summary = lean(deals=1200, chunk=500).run(url, engine=engine)
+    assert summary["written"] == 1200 and summary["out"] == url
+    assert_same_dataset(tmp_path / "local", tmp_path / "fs")
+    assert_clean(tmp_path / "fs", 0, 1200)
+    with pytest.raises(BazarsimError, match="cannot see the dataset directory"):
+        lean(deals=100).run(f"memory://bazarsim-test/{tmp_path.name}", engine=engine)
+
+
 def test_worker_with_another_version_is_an_error(tmp_path, engine, monkeypatch):
     monkeypatch.setattr(dask_engine, "__version__", "9.9.9")
     with pytest.raises(BazarsimError, match=r"runs bazarsim 0\.1\.0.*driver bazarsim 9\.9\.9"):

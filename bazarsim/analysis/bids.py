@@ -52,7 +52,7 @@ from bazarsim.engine.simulation import ruleset_from_params
 from bazarsim.rules.compiled import compiled_rules
 from bazarsim.rules.rulesets import Ruleset
 from bazarsim.rules.scoring import TRICKS, score_deals, score_row, scoring_params
-from bazarsim.store.location import local_path
+from bazarsim.store.location import resolve
 from bazarsim.store.parts import open_dataset, read_manifest, reading
 from bazarsim.store.schema import SEEN, TURNED
 
@@ -284,7 +284,7 @@ def open_study(out: str | Path, by: list[str] | None = None, kinds: list[str] | 
                levels: list[int] | None = None, seats: list[str] | None = None,
                contra: str = "none") -> BidStudy:
     """Check a dataset and the study's options (one clear error for each bad input)."""
-    out = local_path(out)  # a path or a file:// URL
+    out = resolve(out)  # a path or a file:// URL
     manifest = read_manifest(out)
     if not manifest.get("dd"):
         raise BazarsimError(f"{out} has no DD columns: simulate it with --dd", str(out))

@@ -28,7 +28,7 @@ from bazarsim.core.contracts import REFERENCE_TRUMP
 from bazarsim.core.errors import BazarsimError
 from bazarsim.evaluate.odds import exact_odds, scoring_four_ranks
 from bazarsim.rules.rulesets import get_ruleset
-from bazarsim.store.location import local_path
+from bazarsim.store.location import resolve
 from bazarsim.store.parts import open_dataset, read_manifest, reading
 
 
@@ -139,7 +139,7 @@ def _count_batch(cnt: Counter, hands: np.ndarray, cols: dict, feats, kinds) -> N
 def frequency_table(out: str | Path, by: str | None = None, confidence: float = 0.95,
                     batch_size: int = 1 << 20) -> list[dict]:
     """Rows ``{group?, scope, feature, count, n, rate, lo, hi, exact, z, note}``."""
-    out = local_path(out)  # a path or a file:// URL
+    out = resolve(out)  # a path or a file:// URL
     manifest = read_manifest(out)
     ruleset = get_ruleset(manifest["ruleset"], **manifest["options"])
     if manifest["constraints"]["fix"] or manifest["constraints"]["where"]:

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 
 from bazarsim import __version__
 from bazarsim.core.errors import BazarsimError
+from bazarsim.store.location import resolve
 from bazarsim.store.parts import (
     MANIFEST,
     TMP_PREFIX,
@@ -163,12 +164,13 @@ def compute_part(spec: TaskSpec, start: int, end: int) -> dict:
         raise BazarsimError(f"worker {socket.gethostname()} runs bazarsim {__version__}, the "
                             f"driver bazarsim {spec.version}: install the same version on "
                             "every worker")
-    out = Path(spec.out)
+    out = resolve(spec.out)  # a path, or a URL on an fsspec file system
     if spec.out not in _SEEN_DIRS:
         if not (out / MANIFEST).exists():
             raise BazarsimError(f"worker {socket.gethostname()} cannot see the dataset "
                                 f"directory {spec.out!r}: write to a path every worker "
-                                "shares (a network file system)", spec.out)
+                                "shares (a network file system) or a URL every worker can "
+                                "write (s3://...)", spec.out)
         _SEEN_DIRS.add(spec.out)
     t0 = time.perf_counter()
     sim = _simulation(spec)
@@ -179,7 +181,7 @@ def compute_part(spec: TaskSpec, start: int, end: int) -> dict:
     finally:
         numba.set_num_threads(old)
     path = out / part_name(start, end)
-    if spec.kill is not None and spec.kill.start == start:
+    if spec.kill is not None and spec.kill.start == start and isinstance(path, Path):
         _kill_here(spec.kill, path, rows)
     write_part(rows, path, spec.compression)
     return {"start": start, "end": end, "seconds": time.perf_counter() - t0,

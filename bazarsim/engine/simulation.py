@@ -244,9 +244,9 @@ class Simulation:
         """Write the missing parts of the dataset in ``out``: on this machine's cores, or
         with ``engine`` (a :class:`bazarsim.engine.dask.DaskEngine`) as Dask tasks; the
         rows are the same whatever the engine. ``out``: a path or a ``file://`` URL."""
-        from bazarsim.store.location import local_path
+        from bazarsim.store.location import resolve
 
-        out = local_path(out)
+        out = resolve(out)
         self.continue_older_run(out, notice)
         if engine is None:
             from bazarsim.engine.local import run_local

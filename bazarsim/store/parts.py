@@ -20,7 +20,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from bazarsim.core.errors import BazarsimError
+from bazarsim.store.location import FsPath, resolve
 from bazarsim.store.schema import METADATA_KEY
+
+AnyPath = Path | FsPath  # a local path, or a path on an fsspec file system (location.py)
 
 
 class StoreError(BazarsimError):
@@ -58,44 +61,57 @@ def _tmp_path(path: Path) -> Path:
 
 
 @contextmanager
-def _atomic(path: Path) -> Iterator[Path]:
+def _atomic(path: AnyPath) -> Iterator[AnyPath]:
     """A temporary file renamed onto ``path`` when the block ends well and removed when
     it fails: the file is whole or absent."""
     tmp = _tmp_path(path)
     try:
         with os_errors("write", path):
             yield tmp
-            os.replace(tmp, path)
+            if isinstance(tmp, FsPath):
+                tmp.replace(path)
+            else:
+                os.replace(tmp, path)
     finally:
         if tmp.exists():
             tmp.unlink()
 
 
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write ``data`` to a temporary name, fsync, then rename: whole or absent."""
-    with _atomic(path) as tmp, open(tmp, "wb") as fh:
-        fh.write(data)
+@contextmanager
+def _durable(tmp: AnyPath) -> Iterator:
+    """``tmp`` open for writing; a local file is fsynced before it is closed."""
+    if isinstance(tmp, FsPath):
+        with tmp.open("wb") as fh:
+            yield fh
+        return
+    with open(tmp, "wb") as fh:
+        yield fh
         fh.flush()
         os.fsync(fh.fileno())
 
 
-def write_part(table: pa.Table, path: Path, compression: str) -> None:
+def atomic_write_bytes(path: AnyPath, data: bytes) -> None:
+    """Write ``data`` to a temporary name, fsync, then rename: whole or absent."""
+    with _atomic(path) as tmp, _durable(tmp) as fh:
+        fh.write(data)
+
+
+def write_part(table: pa.Table, path: AnyPath, compression: str) -> None:
     """Write a part to a temporary name, fsync, then rename: whole or absent."""
-    with _atomic(path) as tmp, open(tmp, "wb") as fh:
+    with _atomic(path) as tmp, _durable(tmp) as fh:
         # Dictionary encoding costs a hash per value on ~100 small-integer columns and
         # buys little after zstd; plain encoding + zstd level 1 is several times faster.
         pq.write_table(table, fh, compression=compression, use_dictionary=False,
                        compression_level=1 if compression == "zstd" else None)
-        fh.flush()
-        os.fsync(fh.fileno())
 
 
 def with_part_metadata(table: pa.Table, meta: dict) -> pa.Table:
     return table.replace_schema_metadata({METADATA_KEY: json.dumps(meta).encode()})
 
 
-def existing_parts(out: Path) -> list[tuple[int, int]]:
+def existing_parts(out: AnyPath) -> list[tuple[int, int]]:
     """Index ranges of the complete part files in ``out``."""
+    out = resolve(out)
     if not out.exists():
         return []
     parts = []
@@ -124,12 +140,12 @@ def uncovered(ranges: list[tuple[int, int]], first: int, end: int,
     return gaps
 
 
-def missing_ranges(out: Path, first: int, end: int) -> list[tuple[int, int]]:
+def missing_ranges(out: AnyPath, first: int, end: int) -> list[tuple[int, int]]:
     """Index ranges of ``[first, end)`` not yet covered by parts in ``out``."""
     return uncovered(existing_parts(out), first, end, out)
 
 
-def prepare_directory(out: Path, params: dict) -> None:
+def prepare_directory(out: AnyPath, params: dict) -> None:
     """Create ``out`` or check that it holds the run ``params``; drop stale temp files."""
     with os_errors("create the dataset directory", out):
         out.mkdir(parents=True, exist_ok=True)
@@ -149,8 +165,8 @@ def prepare_directory(out: Path, params: dict) -> None:
     remove_temp_files(out)
 
 
-def part_files(out: str | Path) -> list[Path]:
-    out = Path(out)
+def part_files(out: str | AnyPath) -> list[AnyPath]:
+    out = resolve(out)
     if not out.is_dir():
         raise StoreError(f"no dataset directory {str(out)!r}", str(out))
     with os_errors("read", out):
@@ -169,7 +185,7 @@ def read_manifest(out: str | Path) -> dict:
 
 def read_manifest_record(out: str | Path) -> dict:
     """The whole manifest: the run's parameters and the engines that wrote it."""
-    path = Path(out) / MANIFEST
+    path = resolve(out) / MANIFEST
     if not path.exists():
         raise StoreError(f"{str(out)!r} is not a bazarsim dataset (no {MANIFEST})", str(out))
     with os_errors("read", path):
@@ -186,10 +202,10 @@ def record_engine(out: str | Path, entry: dict) -> None:
     full = read_manifest_record(out)
     history = [*full.get(ENGINES, []), entry][-MAX_ENGINE_RECORDS:]
     full[ENGINES] = history
-    atomic_write_bytes(Path(out) / MANIFEST, json.dumps(full, indent=2).encode())
+    atomic_write_bytes(resolve(out) / MANIFEST, json.dumps(full, indent=2).encode())
 
 
-def remove_temp_files(out: Path) -> None:
+def remove_temp_files(out: AnyPath) -> None:
     """Drop the temporary files a killed writer left behind (never a part)."""
     with os_errors("clean up", out):
         for tmp in out.glob(f"{TMP_PREFIX}*"):
@@ -208,22 +224,26 @@ def repair_hint(out: str | Path) -> str:
     return f"repair it with: bazarsim verify {out} --repair"
 
 
-def part_range(path: Path) -> tuple[int, int]:
+def part_range(path: AnyPath) -> tuple[int, int]:
     m = PART_RE.match(path.name)
     return int(m.group(1)), int(m.group(2))
 
 
-def check_part(path: Path, params: dict) -> str | None:
+def check_part(path: AnyPath, params: dict) -> str | None:
     """Why the part at ``path`` is not a sound part of the run ``params`` (None if it is):
     its footer must be readable, its row count and metadata index range must match its
     name, and its metadata must name the same run as the manifest."""
     start, end = part_range(path)
     try:
-        pf = pq.ParquetFile(path)
-        meta = json.loads(pf.schema_arrow.metadata[METADATA_KEY])
+        if isinstance(path, FsPath):
+            with path.open("rb") as fh:
+                footer = pq.ParquetFile(fh).metadata
+        else:
+            footer = pq.ParquetFile(path).metadata
+        meta = json.loads(footer.schema.to_arrow_schema().metadata[METADATA_KEY])
     except (OSError, pa.ArrowException, KeyError, TypeError, ValueError) as exc:
         return f"unreadable ({_one_line(exc)})"
-    rows = pf.metadata.num_rows
+    rows = footer.num_rows
     if rows != end - start:
         return f"{rows} rows where its name says {end - start}"
     if (meta.get("start"), meta.get("end")) != (start, end):
@@ -235,7 +255,7 @@ def check_part(path: Path, params: dict) -> str | None:
     return None
 
 
-def damaged_parts(out: Path, params: dict) -> list[tuple[Path, str]]:
+def damaged_parts(out: AnyPath, params: dict) -> list[tuple[AnyPath, str]]:
     """Every part of ``out`` that :func:`check_part` rejects, with the reason."""
     found = []
     with os_errors("read", out):
@@ -247,7 +267,7 @@ def damaged_parts(out: Path, params: dict) -> list[tuple[Path, str]]:
     return found
 
 
-def checked_part_files(out: str | Path) -> list[Path]:
+def checked_part_files(out: str | AnyPath) -> list[AnyPath]:
     """The part files of a dataset, each one's footer and metadata checked against the
     manifest; a damaged one is named in a :class:`StoreError` with the repair command."""
     params = read_manifest(out)
@@ -265,7 +285,11 @@ def open_dataset(out: str | Path):
     :func:`checked_part_files`)."""
     import pyarrow.dataset as ds
 
-    return ds.dataset([str(p) for p in checked_part_files(out)], format="parquet")
+    files = checked_part_files(out)
+    if isinstance(files[0], FsPath):
+        return ds.dataset([p.path for p in files], format="parquet",
+                          filesystem=files[0].arrow_filesystem())
+    return ds.dataset([str(p) for p in files], format="parquet")
 
 
 @contextmanager
@@ -293,6 +317,11 @@ def read_dataframe(out: str | Path, columns: list[str] | None = None):
     return arrow.to_pandas().sort_values("index", kind="stable").reset_index(drop=True)
 
 
-def part_metadata(path: str | Path) -> dict:
-    schema = pq.read_schema(path)
+def part_metadata(path: str | AnyPath) -> dict:
+    path = resolve(path) if isinstance(path, str) else path
+    if isinstance(path, FsPath):
+        with path.open("rb") as fh:
+            schema = pq.read_schema(fh)
+    else:
+        schema = pq.read_schema(path)
     return json.loads(schema.metadata[METADATA_KEY])
