@@ -136,6 +136,8 @@ def dataset_page(dd_dataset, browser, tmp_path):
     assert_clean(info, 5)
     assert info["missing"] == [] and info["scripts"] == 0
     assert 1 <= info["pdf_pages"] < 30
+    phone = browser.check(out, width=390)
+    assert phone["width"] <= 390 and problems(phone) == []  # wide parts scroll in place
     tables = page_tables(info)
     assert set(tables) == {"freq", "curves", "heat", "classes", "totals"}
     for tid, t in tables.items():

@@ -60,7 +60,8 @@ dl.meta dt { font-weight: 600; }
 dl.meta dd { margin: 0; }
 details { font-size: 0.85rem; }
 @media (max-width: 40rem) { body { padding: 0.5rem; font-size: 15px; } nav ol { columns: 1; }
-  dl.meta { grid-template-columns: 1fr; } }
+  dl.meta { grid-template-columns: 1fr; }
+  figure { overflow-x: auto; } figure svg { min-width: 34rem; } }
 @page { size: A4; margin: 14mm 12mm; }
 @media print { body { max-width: none; padding: 0; font-size: 10pt; } nav { display: none; }
   h2 { break-after: avoid; page-break-after: avoid; } .scroll { overflow: visible; }
