@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -45,9 +46,19 @@ def cluster():
         yield c
 
 
-@pytest.fixture()
-def engine(cluster):
-    return DaskEngine(scheduler=cluster.scheduler_address, numba_threads=1)
+CHECKS = ("same_dataset_as_in_process_with_any_chunk", "dd_run_is_the_same_dataset",
+          "worker_killed_mid_task_loses_nothing", "resumes_from_the_parts_on_disk",
+          "cli_on_a_scheduler_with_a_file_url", "workers_write_through_an_fsspec_url",
+          "worker_with_another_version_is_an_error")
+
+
+def test_on_a_local_cluster(tmp_path, cluster):
+    """Every check on one cluster of worker processes (one test, so that pytest-xdist
+    does not start a cluster in each of its workers): each check_* below in turn."""
+    engine = DaskEngine(scheduler=cluster.scheduler_address, numba_threads=1)
+    for name in CHECKS:
+        (tmp_path / name).mkdir()
+        globals()[f"check_{name}"](tmp_path / name, engine, cluster)
 
 
 def lean(**kw) -> Simulation:
@@ -71,7 +82,7 @@ def assert_clean(out: Path, first: int, end: int) -> None:
         assert pq.ParquetFile(p).metadata.num_rows > 0
 
 
-def test_same_dataset_as_in_process_with_any_chunk(tmp_path, engine):
+def check_same_dataset_as_in_process_with_any_chunk(tmp_path, engine, _cluster):
     lean(chunk=1000).run(tmp_path / "local")
     summary = lean(chunk=430).run(tmp_path / "dask", engine=engine)
     assert summary["written"] == 3000 and summary["engine"] == "dask"
@@ -85,7 +96,7 @@ def test_same_dataset_as_in_process_with_any_chunk(tmp_path, engine):
         "engine"] == "local"
 
 
-def test_dd_run_is_the_same_dataset(tmp_path, engine):
+def check_dd_run_is_the_same_dataset(tmp_path, engine, _cluster):
     kw = {"deals": 24, "seed": 3, "columns": "lean", "dd": True, "kinds": (1, 4)}
     Simulation(**kw, chunk=24).run(tmp_path / "local")
     Simulation(**kw, chunk=5, first=0).run(tmp_path / "dask", engine=engine)
@@ -93,7 +104,7 @@ def test_dd_run_is_the_same_dataset(tmp_path, engine):
     assert "H_dd_ns" in read_dataframe(tmp_path / "dask").columns
 
 
-def test_worker_killed_mid_task_loses_nothing(tmp_path, engine, cluster):
+def check_worker_killed_mid_task_loses_nothing(tmp_path, engine, cluster):
     lean(chunk=3000).run(tmp_path / "local")
     marker = tmp_path / "killed-once"
     pids = {w.process.pid for w in cluster.workers.values()}
@@ -113,7 +124,7 @@ def test_worker_killed_mid_task_loses_nothing(tmp_path, engine, cluster):
     assert alive != pids
 
 
-def test_resumes_from_the_parts_on_disk(tmp_path, engine):
+def check_resumes_from_the_parts_on_disk(tmp_path, engine, _cluster):
     out = tmp_path / "d"
     lean(chunk=600).run(tmp_path / "local")
     lean(chunk=600).run(out)  # in-process, then lose two parts and damage one
@@ -133,7 +144,7 @@ def test_resumes_from_the_parts_on_disk(tmp_path, engine):
     assert engines == ["local", "dask"]  # a run with nothing to do records nothing
 
 
-def test_cli_on_a_scheduler_with_a_file_url(tmp_path, cluster):
+def check_cli_on_a_scheduler_with_a_file_url(tmp_path, _engine, cluster):
     out = tmp_path / "cli"
     res = CliRunner().invoke(app, ["simulate", "-n", "1500", "--seed", "7", "--columns",
                                    "lean", "--kinds", "H,BK", "--chunk", "400", "--out",
@@ -144,7 +155,7 @@ def test_cli_on_a_scheduler_with_a_file_url(tmp_path, cluster):
     assert_same_dataset(tmp_path / "local", out)
 
 
-def test_workers_write_through_an_fsspec_url(tmp_path, engine):
+def check_workers_write_through_an_fsspec_url(tmp_path, engine, _cluster):
     """local:// goes through fsspec on the workers (the code path of s3://); a URL the
     workers cannot see (memory:// lives in the driver's process) is one error."""
     lean(deals=1200).run(tmp_path / "local")
@@ -157,10 +168,15 @@ def test_workers_write_through_an_fsspec_url(tmp_path, engine):
         lean(deals=100).run(f"memory://bazarsim-test/{tmp_path.name}", engine=engine)
 
 
-def test_worker_with_another_version_is_an_error(tmp_path, engine, monkeypatch):
-    monkeypatch.setattr(dask_engine, "__version__", "9.9.9")
-    with pytest.raises(BazarsimError, match=r"runs bazarsim 0\.1\.0.*driver bazarsim 9\.9\.9"):
-        lean().run(tmp_path / "d", engine=engine)
+def check_worker_with_another_version_is_an_error(tmp_path, engine, cluster):
+    real = dask_engine.__version__
+    dask_engine.__version__ = "9.9.9"  # the driver's version, as the engine sees it
+    try:
+        with pytest.raises(BazarsimError,
+                           match=rf"runs bazarsim {re.escape(real)}.*driver bazarsim 9\.9\.9"):
+            lean().run(tmp_path / "d", engine=engine)
+    finally:
+        dask_engine.__version__ = real
     assert not (tmp_path / "d").exists()  # checked before anything is written
 
 
