@@ -179,7 +179,7 @@ class Chromium:
             self.send("Page.navigate", {"url": url}, session=session)
             self.wait_event("Page.loadEventFired", session)
             # a moment for late console messages (none expected: the page has no script)
-            end = time.monotonic() + 0.2
+            end = time.monotonic() + 0.05
             while time.monotonic() < end:
                 self._pump(end)
             info = self.send("Runtime.evaluate", {"expression": INSPECT, "returnByValue": True},
