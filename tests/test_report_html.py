@@ -255,6 +255,27 @@ def test_convention_page(dd_dataset, browser, tmp_path):
     check_table(page_tables(info)["calibration"], calib, labels_of(html, "calibration"))
 
 
+@pytest.mark.gate
+@pytest.mark.parametrize("name", ["bazar-blot", "belote-fr", "bela-hr"])
+def test_other_rulesets_pages(name, browser, tmp_path):
+    """Rulesets without VK, without levels (belote-fr, bela-hr: the contract is the bid)
+    and with bid-time cards (the curves then use the points seen when bidding)."""
+    data = tmp_path / name
+    Simulation(deals=120, seed=2, ruleset=get_ruleset(name), kinds=(1, 0), columns="lean",
+               dd=True).run(data)
+    out = tmp_path / f"{name}.html"
+    r = run("report", str(data), "-o", str(out), "--min-n", "3")
+    assert r.exit_code == 0, r.output
+    info = browser.check(out)
+    assert_clean(info, 6)  # odds, a curve per kind, heat map, classes, totals
+    html = out.read_text()
+    for t in info["tables"]:
+        if t["command"]:
+            check_table(t, json_of(shlex.split(t["command"])), labels_of(html, t["id"]))
+    if name != "bazar-blot":
+        assert "--by seen_points=" in html
+
+
 # --------------------------------------------------------------------------- bad input
 
 

@@ -59,7 +59,8 @@ def report_command(
     out: Annotated[str, typer.Option("--out", "-o", help="The page to write (.html).")],
     by: Annotated[str | None, typer.Option(
         "--by", help="Feature of the make-rate curves' x axis, in the vocabulary of "
-        "`table bids --by` (default: hand points in classes of 10).")] = None,
+        "`table bids --by` (default: hand points in classes of 10; in belote-fr and bela-hr "
+        "the points seen at bid time, as for the heat map and the classes).")] = None,
     kind: Annotated[list[str] | None, typer.Option(
         "--kind", help="Contract kinds of the bid figures, e.g. H or 'H,BK' (default: all "
         "simulated).")] = None,
@@ -69,8 +70,8 @@ def report_command(
     heat_bid: Annotated[str | None, typer.Option(
         "--heat-bid", help="The bid of the heat map, e.g. 9H (default: the lowest bid of the "
         "first kind).")] = None,
-    heat_y: Annotated[str, typer.Option("--heat-y", help="Heat map rows (a --by feature).")]
-    = "trumps",
+    heat_y: Annotated[str | None, typer.Option(
+        "--heat-y", help="Heat map rows, a --by feature (default: trumps).")] = None,
     heat_x: Annotated[str | None, typer.Option(
         "--heat-x", help="Heat map columns (default: hand points in classes of 10).")] = None,
     classes: Annotated[str | None, typer.Option(
@@ -94,13 +95,13 @@ def report_command(
     table against the exact odds and, with DD columns, make-rate curves, a heat map of
     P(make), expected scores by hand class and the declaring side's points; every figure's
     numbers are in a table on the page (and in CSV with --data)."""
-    from bazarsim.report.pages import POINT_BUCKETS, dataset_page
+    from bazarsim.report.pages import dataset_page
 
     check_html(out)
     if min_n < 1:
         raise BazarsimError(f"--min-n {min_n}: must be >= 1")
     page = dataset_page(directory, by=by, kinds=_list(kind), levels=_levels(levels),
-                        heat_bid=heat_bid, heat=(heat_y, heat_x or POINT_BUCKETS),
+                        heat_bid=heat_bid, heat=(heat_y, heat_x),
                         classes=classes, bids=_list(bids), contra=contra, min_n=min_n,
                         freq_from=freq_from, title=title)
     write_html(page, out, data)

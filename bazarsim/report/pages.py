@@ -43,6 +43,18 @@ FEATURE_LABELS = {
 POINT_BUCKETS = "points=" + ",".join(f"{a}..{a + 9}" for a in range(0, 120, 10)) + ",120.."
 DEFAULT_CLASSES = "points=0..29,30..49,50..69,70.."
 DEFAULT_HEAT = ("trumps", POINT_BUCKETS)
+
+
+def default_features(manifest: dict, rs) -> tuple[str, tuple[str, str], str]:
+    """``--by``, the heat map's axes and ``--classes`` by default: hand points and trumps,
+    counted on what the bidder saw where it bids on part of its hand (belote-fr: 5 cards
+    and the turned one; bela-hr: 6) and the dataset recorded those cards."""
+    from bazarsim.deals.bidtime import bid_time
+
+    if bid_time(rs) is None or not manifest.get("bid_time"):
+        return POINT_BUCKETS, DEFAULT_HEAT, DEFAULT_CLASSES
+    return ("seen_" + POINT_BUCKETS, ("seen_trumps", "seen_" + POINT_BUCKETS),
+            "seen_" + DEFAULT_CLASSES)
 LEVELS_SHOWN = 4  # default levels per kind in the curves: the lowest four
 
 
@@ -59,6 +71,8 @@ def _ruleset_of(manifest: dict):
 def _levels_text(levels: list[int] | None) -> str | None:
     if not levels:
         return None
+    if len(levels) == 1:
+        return str(levels[0])
     if levels == list(range(levels[0], levels[-1] + 1)):
         return f"{levels[0]}..{levels[-1]}"
     return ",".join(str(x) for x in levels)
@@ -160,7 +174,7 @@ def dataset_page(directory: str, by: str | None = None, kinds: list[str] | None 
         read_manifest(freq_from)  # a bad --freq-from: an error before any work
     if manifest.get("dd"):  # every option checked before the first scan
         opts = _resolve(directory, manifest, rs, by, kinds, levels, heat_bid,
-                        heat or DEFAULT_HEAT, classes or DEFAULT_CLASSES, bids, contra)
+                        heat or (None, None), classes, bids, contra)
     page = Page(title or f"Coach report: {manifest['ruleset']}, {manifest['deals']:,} deals",
                 lead="What the simulated deals say about bidding: how often each bid makes "
                 "and what it scores, by the declarer's hand, with perfect (double-dummy) "
@@ -226,7 +240,10 @@ def _resolve(directory, manifest, rs, by, kinds, levels, heat_bid, heat, classes
     if rs.scoring.scheme in ("bazar", "bazar-blot") and levels is None:
         low = rs.auction.min_level
         levels = list(range(low, low + LEVELS_SHOWN))
-    by = by or POINT_BUCKETS
+    d_by, d_heat, d_classes = default_features(manifest, rs)
+    by = by or d_by
+    heat = (heat[0] or d_heat[0], heat[1] or d_heat[1])
+    classes = classes or d_classes
     check_bid_options(rs, contra, levels)
     ruleset_bids(rs, tuple(parse_kind(k) for k in kinds), levels, capot=False)
     for option, spec in (("--by", by), ("--heat-y", heat[0]), ("--heat-x", heat[1]),
@@ -256,7 +273,7 @@ def _resolve(directory, manifest, rs, by, kinds, levels, heat_bid, heat, classes
         kn = KIND_NAMES[parse_bid(b, rs).kind]
         if kn not in kinds_all:
             raise BazarsimError(f"--bids {b}: kind {kn} not simulated in {directory}", b)
-    return {"kinds": kinds, "levels": levels, "by": by or POINT_BUCKETS, "heat_bid": bid,
+    return {"kinds": kinds, "levels": levels, "by": by, "heat_bid": bid,
             "heat": heat, "classes": classes, "bids": bids}
 
 
