@@ -17,6 +17,7 @@ import json
 import math
 import re
 import shlex
+import shutil
 
 import pytest
 from typer.testing import CliRunner
@@ -162,6 +163,7 @@ def dataset_page(dd_dataset, browser, tmp_path):
         made[rec["bid"]] = made.get(rec["bid"], 0) + int(rec["made"])
         rows[rec["bid"]] = rows.get(rec["bid"], 0) + int(rec["made"]) + int(rec["failed"])
         assert int(rec["n"]) == bids[rec["bid"]]["n"]
+        assert float(rec["made_share"]) == int(rec["made"]) / int(rec["n"])
     assert set(made) == {"8H", "9H", "10H"}
     for bid in made:
         assert made[bid] == bids[bid]["made"] and rows[bid] == bids[bid]["n"] == 4 * DEALS
@@ -285,11 +287,15 @@ def test_bad_input_is_one_error_line_and_no_file(tmp_path_factory):
     Simulation(deals=8, seed=1, ruleset=get_ruleset("bazar"), kinds=(1,), columns="lean",
                dd=True).run(dd_dataset)
     Simulation(deals=8, seed=1, ruleset=get_ruleset("bazar"), kinds=(1,)).run(plain_dataset)
+    broken = data / "broken"
+    shutil.copytree(dd_dataset, broken)
+    next(broken.glob("part-*.parquet")).write_bytes(b"not parquet")
     tmp_path = tmp_path_factory.mktemp("out")
     out = tmp_path / "r.html"
     out.write_text("old page")
     cases = [
         (["report", str(tmp_path / "nope"), "-o", str(out)], "not a bazarsim dataset"),
+        (["report", str(broken), "-o", str(out)], "damaged part"),
         (["report", str(dd_dataset), "-o", str(out), "--kind", "BK"], "not simulated"),
         (["report", str(dd_dataset), "-o", str(out), "--heat-bid", "9Q"], "not a contract"),
         (["report", str(dd_dataset), "-o", str(out), "--heat-bid", "9S"], "not simulated"),

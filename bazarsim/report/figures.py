@@ -144,17 +144,16 @@ def score_by_class(salt: str, title: str, xlabel: str, bids: list[str],
 
 
 def totals_histogram(salt: str, title: str, panels: list[dict], width: int) -> str:
-    """Per chosen bid (one panel each, ``{label, bins, made, failed, n}``): the declaring
-    side's totals in bins of ``width`` points, stacked made / failed, as % of the bid's
-    rows."""
+    """Per chosen bid (one panel each, ``{label, bins, made, failed, n}``, ``made`` and
+    ``failed`` the shares of the bid's rows in each bin): the declaring side's totals in
+    bins of ``width`` points, stacked made / failed, in percent."""
     with _style(salt) as plt:
         rows = len(panels)
         fig, axes = plt.subplots(rows, 1, figsize=(WIDTH, 1.9 * rows + 0.8), sharex=True,
                                  squeeze=False)
         for ax, p in zip(axes[:, 0], panels, strict=True):
-            n = max(p["n"], 1)
-            made = [100 * v / n for v in p["made"]]
-            failed = [100 * v / n for v in p["failed"]]
+            made = [100 * v for v in p["made"]]
+            failed = [100 * v for v in p["failed"]]
             ax.bar(p["bins"], made, width=width * 0.9, align="edge", color=PALETTE[2],
                    label="made")
             ax.bar(p["bins"], failed, width=width * 0.9, align="edge", bottom=made,

@@ -25,7 +25,12 @@ from bazarsim.report.records import Format
 from bazarsim.report.study import convention_note, strict, threshold_note
 from bazarsim.report.totals import side_totals
 from bazarsim.rules.rulesets import get_ruleset
-from bazarsim.store.parts import part_files, part_metadata, read_manifest
+from bazarsim.store.parts import (
+    checked_part_files,
+    missing_ranges,
+    part_metadata,
+    read_manifest,
+)
 
 FEATURE_LABELS = {
     "points": "declarer's hand points in the bid's kind (card points)",
@@ -90,8 +95,11 @@ def run_items(directory: Path, manifest: dict) -> tuple[list[tuple[str, str]],
     defaults = get_ruleset(manifest["ruleset"]).options()
     opts = rs.options()
     changed = [f"{k}={v}" for k, v in opts.items() if defaults.get(k) != v]
-    parts = part_files(directory)
+    parts = checked_part_files(directory)  # a damaged part: one error line, repair hint
     written_by = sorted({part_metadata(p).get("package_version", "?") for p in parts[:50]})
+    first = manifest.get("first", 0)
+    gaps = missing_ranges(directory, first, first + manifest["deals"])
+    absent = sum(b - a for a, b in gaps)
     when = max((p.stat().st_mtime for p in parts), default=None)
     cons = manifest.get("constraints", {})
     fix = ", ".join(f"{k}={v}" for k, v in cons.get("fix", {}).items())
@@ -101,8 +109,11 @@ def run_items(directory: Path, manifest: dict) -> tuple[list[tuple[str, str]],
         ("ruleset", f"{manifest['ruleset']}" + (f" with {', '.join(changed)}" if changed
                                                 else " (default options)")),
         ("seed", str(manifest["seed"])),
-        ("deals", f"{manifest['deals']:,} (indices {manifest.get('first', 0):,} .. "
-                  f"{manifest.get('first', 0) + manifest['deals'] - 1:,})"),
+        ("deals", f"{manifest['deals']:,} (indices {first:,} .. "
+                  f"{first + manifest['deals'] - 1:,})" + (
+                      f"; INCOMPLETE: {absent:,} not written yet, every figure counts the "
+                      f"{manifest['deals'] - absent:,} present (run the same simulate "
+                      "command again to finish it)" if absent else "")),
         ("dealer", str(manifest.get("dealer", ""))),
         ("contract kinds", " ".join(manifest.get("kinds", []))),
         ("double dummy", "yes: every deal solved for each kind (first lead from the dealer's "
@@ -169,6 +180,7 @@ def dataset_page(directory: str, by: str | None = None, kinds: list[str] | None 
     """The page of a simulated dataset (see the module's doc)."""
     path = Path(directory)
     manifest = read_manifest(path)
+    items, options = run_items(path, manifest)  # checks every part first
     rs = _ruleset_of(manifest)
     if freq_from:
         read_manifest(freq_from)  # a bad --freq-from: an error before any work
@@ -179,7 +191,6 @@ def dataset_page(directory: str, by: str | None = None, kinds: list[str] | None 
                 lead="What the simulated deals say about bidding: how often each bid makes "
                 "and what it scores, by the declarer's hand, with perfect (double-dummy) "
                 "play; and how often hand features occur against the exact odds.")
-    items, options = run_items(path, manifest)
     page.section("run", "What was run")
     page.meta(items)
     page.details(f"every option of ruleset {manifest['ruleset']}", options)
@@ -380,7 +391,8 @@ def _classes(page: Page, directory: str, classes: str, kinds, levels, contra, mi
 TOTAL_COLUMNS = [
     Column("bid", "bid", text, True), Column("total_low", "total from", count),
     Column("total_high", "to", count), Column("made", "made", count),
-    Column("failed", "failed", count), Column("share", "% of rows", pct(2)),
+    Column("failed", "failed", count), Column("made_share", "made, % of rows", pct(2)),
+    Column("failed_share", "failed, % of rows", pct(2)),
     Column("n", "bid's rows", count),
 ]
 
@@ -395,7 +407,8 @@ def _totals(page: Page, directory: str, bids: list[str], contra: str):
     for b in dict.fromkeys(r["bid"] for r in rows):
         br = [r for r in rows if r["bid"] == b]
         panels.append({"label": b, "bins": [r["total_low"] for r in br],
-                       "made": [r["made"] for r in br], "failed": [r["failed"] for r in br],
+                       "made": [r["made_share"] for r in br],
+                       "failed": [r["failed_share"] for r in br],
                        "n": br[0]["n"]})
     page.figure("totals", figures.totals_histogram(
         "totals", "Declaring side's total, made and failed", panels, 10),

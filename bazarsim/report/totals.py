@@ -26,7 +26,8 @@ from bazarsim.core.errors import BazarsimError
 
 def side_totals(out: str | Path, bids: list[str], width: int = 10, contra: str = "none",
                 seats: list[str] | None = None) -> list[dict]:
-    """Rows ``{bid, total_low, total_high, made, failed, n}`` per bid and bin of ``width``
+    """Rows ``{bid, total_low, total_high, made, failed, made_share, failed_share, n}`` (the
+    shares: of the bid's ``n`` rows) per bid and bin of ``width``
     points of the declaring side's total (cards + last trick + declarations + bela), bins
     from 0 to the highest total seen; ``n`` is the bid's number of declarer rows."""
     if not bids:
@@ -59,5 +60,6 @@ def side_totals(out: str | Path, bids: list[str], width: int = 10, contra: str =
             m = int(made_h[j, lo:lo + width].sum())
             f = int(failed_h[j, lo:lo + width].sum())
             rows.append({"bid": b.label, "total_low": lo, "total_high": lo + width - 1,
-                         "made": m, "failed": f, "share": (m + f) / n if n else 0.0, "n": n})
+                         "made": m, "failed": f, "made_share": m / n if n else 0.0,
+                         "failed_share": f / n if n else 0.0, "n": n})
     return rows
