@@ -20,6 +20,7 @@ import os
 import queue
 import shutil
 import subprocess
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -87,8 +88,10 @@ class Chromium:
             os.dup2(child[0], 3)
             os.dup2(child[1], 4)
 
+        self._profile = tempfile.mkdtemp(prefix="bazarsim-chromium-")  # no shared profile
         self._proc = subprocess.Popen(
             [self.binary, "--headless=new", "--remote-debugging-pipe", "--no-sandbox",
+             f"--user-data-dir={self._profile}",
              "--disable-gpu", "--no-first-run", "--no-default-browser-check",
              "--disable-extensions", "--disable-background-networking", "--mute-audio",
              "--hide-scrollbars", "about:blank"],
@@ -221,6 +224,7 @@ class Chromium:
                 f.close()
             except OSError:
                 pass
+        shutil.rmtree(self._profile, ignore_errors=True)
 
     def __enter__(self) -> Chromium:
         return self
