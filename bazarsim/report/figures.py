@@ -139,7 +139,8 @@ def score_by_class(salt: str, title: str, xlabel: str, bids: list[str],
         ax.set_xlabel(xlabel)
         ax.set_ylabel("expected score, points a deal\n(declarers − defenders; ± 1.96 SE)")
         ax.set_title(title)
-        ax.legend(loc="best", ncols=2 if len(classes) > 4 else 1)
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2 if len(bids) > 10 else -0.14),
+                  ncols=2, frameon=False)  # below the plot: the lines stay visible
         return to_svg(fig, plt)
 
 
