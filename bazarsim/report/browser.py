@@ -19,7 +19,7 @@ import json
 import os
 import queue
 import shutil
-import subprocess
+import signal
 import tempfile
 import threading
 import time
@@ -83,20 +83,25 @@ class Chromium:
         child = [fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 10) for fd in (to_r, from_w)]
         os.close(to_r)
         os.close(from_w)
-
-        def on_3_and_4():  # in the child, before exec (dup2's copies are inheritable)
-            os.dup2(child[0], 3)
-            os.dup2(child[1], 4)
-
         self._profile = tempfile.mkdtemp(prefix="bazarsim-chromium-")  # no shared profile
-        self._proc = subprocess.Popen(
-            [self.binary, "--headless=new", "--remote-debugging-pipe", "--no-sandbox",
-             f"--user-data-dir={self._profile}",
-             "--disable-gpu", "--no-first-run", "--no-default-browser-check",
-             "--disable-extensions", "--disable-background-networking", "--mute-audio",
-             "--hide-scrollbars", "about:blank"],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            preexec_fn=on_3_and_4, close_fds=False)
+        args = [self.binary, "--headless=new", "--remote-debugging-pipe", "--no-sandbox",
+                f"--user-data-dir={self._profile}", "--disable-gpu", "--no-first-run",
+                "--no-default-browser-check", "--disable-extensions",
+                "--disable-background-networking", "--mute-audio", "--hide-scrollbars",
+                "about:blank"]
+        # posix_spawn, not fork + preexec_fn: no Python code runs in the child, so a
+        # process with threads (Numba's, pytest's) cannot deadlock it
+        devnull = os.open(os.devnull, os.O_RDWR)
+        try:
+            self._pid = os.posix_spawn(self.binary, args, dict(os.environ), file_actions=[
+                (os.POSIX_SPAWN_DUP2, devnull, 0), (os.POSIX_SPAWN_DUP2, devnull, 1),
+                (os.POSIX_SPAWN_DUP2, devnull, 2), (os.POSIX_SPAWN_DUP2, child[0], 3),
+                (os.POSIX_SPAWN_DUP2, child[1], 4)])
+        except OSError as exc:
+            shutil.rmtree(self._profile, ignore_errors=True)
+            raise BrowserError(f"cannot start {self.binary}: {exc.strerror or exc}") from None
+        finally:
+            os.close(devnull)
         for fd in child:
             os.close(fd)
         self._out = os.fdopen(to_w, "wb", buffering=0)
@@ -214,11 +219,13 @@ class Chromium:
             self.send("Browser.close")
         except (BrowserError, OSError):
             pass
-        try:
-            self._proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self._proc.kill()
-            self._proc.wait()
+        deadline = time.monotonic() + 10
+        while os.waitpid(self._pid, os.WNOHANG) == (0, 0):
+            if time.monotonic() > deadline:
+                os.kill(self._pid, signal.SIGKILL)
+                os.waitpid(self._pid, 0)
+                break
+            time.sleep(0.05)
         for f in (self._out, self._in):
             try:
                 f.close()
