@@ -287,6 +287,7 @@ def test_bad_input_is_one_error_line_and_no_file(tmp_path_factory):
     Simulation(deals=8, seed=1, ruleset=get_ruleset("bazar"), kinds=(1,), columns="lean",
                dd=True).run(dd_dataset)
     Simulation(deals=8, seed=1, ruleset=get_ruleset("bazar"), kinds=(1,)).run(plain_dataset)
+    Simulation(deals=8, seed=1, ruleset=get_ruleset("belote-fr"), kinds=(1,)).run(data / "fr")
     broken = data / "broken"
     shutil.copytree(dd_dataset, broken)
     next(broken.glob("part-*.parquet")).write_bytes(b"not parquet")
@@ -296,6 +297,8 @@ def test_bad_input_is_one_error_line_and_no_file(tmp_path_factory):
     cases = [
         (["report", str(tmp_path / "nope"), "-o", str(out)], "not a bazarsim dataset"),
         (["report", str(broken), "-o", str(out)], "damaged part"),
+        (["report", str(dd_dataset), "-o", str(out), "--freq-from", str(data / "fr")],
+         "other rules (belote-fr)"),
         (["report", str(dd_dataset), "-o", str(out), "--kind", "BK"], "not simulated"),
         (["report", str(dd_dataset), "-o", str(out), "--heat-bid", "9Q"], "not a contract"),
         (["report", str(dd_dataset), "-o", str(out), "--heat-bid", "9S"], "not simulated"),

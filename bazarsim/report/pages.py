@@ -182,8 +182,13 @@ def dataset_page(directory: str, by: str | None = None, kinds: list[str] | None 
     manifest = read_manifest(path)
     items, options = run_items(path, manifest)  # checks every part first
     rs = _ruleset_of(manifest)
-    if freq_from:
-        read_manifest(freq_from)  # a bad --freq-from: an error before any work
+    if freq_from:  # a bad --freq-from: an error before any work
+        other = read_manifest(freq_from)
+        if (other["ruleset"], other.get("options")) != (manifest["ruleset"],
+                                                          manifest.get("options")):
+            raise BazarsimError(f"--freq-from {freq_from}: a run of other rules ("
+                                f"{other['ruleset']}) than {directory} ({manifest['ruleset']}"
+                                "); give a run of the same ruleset and options", freq_from)
     if manifest.get("dd"):  # every option checked before the first scan
         opts = _resolve(directory, manifest, rs, by, kinds, levels, heat_bid,
                         heat or (None, None), classes, bids, contra)
@@ -204,7 +209,12 @@ def dataset_page(directory: str, by: str | None = None, kinds: list[str] | None 
                  "standard errors the observed rate is from it.")
     freq = frequency_table(src)
     if freq_from:
-        page.paragraph(f"Counted in {freq_from} (a larger run of the same ruleset).")
+        other = read_manifest(freq_from)
+        cons = other.get("constraints", {})
+        page.paragraph(f"Counted in {freq_from}: another run of the same rules, "
+                       f"{other['deals']:,} deals, seed {other['seed']}"
+                       + (", constrained" if cons.get("fix") or cons.get("where") else "")
+                       + ".")
     exact = [r for r in freq if r["exact"] is not None]
     n_deals = max((r["n"] for r in freq if r["scope"] == "table"), default=0)
     if exact:
