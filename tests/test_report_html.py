@@ -111,6 +111,7 @@ def assert_clean(info: dict, figures: int):
     assert len(info["figures"]) == figures
     for f in info["figures"]:
         assert f["width"] > 300 and f["height"] > 150 and f["elements"] > 20, f
+        assert f["painted"] > 0.02, f  # pixels drawn on screen, not only SVG elements
 
 
 # --------------------------------------------------------------------------- pages
@@ -136,7 +137,7 @@ def dataset_page(dd_dataset, browser, tmp_path):
     info = browser.check(out, pdf=True)
     assert_clean(info, 5)
     assert info["missing"] == [] and info["scripts"] == 0
-    assert 1 <= info["pdf_pages"] < 30
+    assert 1 <= info["pdf_pages"] < 30 and info["pdf_a4"]
     phone = browser.check(out, width=390)
     assert phone["width"] <= 390 and problems(phone) == []  # wide parts scroll in place
     tables = page_tables(info)
@@ -234,6 +235,8 @@ def checker_fails_on_broken_pages(good, browser, tmp_path):
         "request to http://127.0.0.1": text.replace(
             "</body>", '<img src="http://127.0.0.1:9/x.png" alt=""></body>'),
         "is empty": re.sub(r"<svg.*?</svg>", "<svg></svg>", text, count=1, flags=re.S),
+        "0.0 % of it painted": text.replace("</style>", "figure svg { visibility: hidden }"
+                                            "</style>"),
     }
     for needle, page in cases.items():
         bad = tmp_path / "bad.html"

@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import base64
 import fcntl
+import io
 import json
 import os
 import queue
+import re
 import shutil
 import signal
 import tempfile
@@ -33,6 +35,7 @@ INSPECT = r"""
     const svg = f.querySelector('svg');
     const r = svg ? svg.getBoundingClientRect() : {width: 0, height: 0};
     return {id: f.dataset.figure, width: r.width, height: r.height,
+            x: r.left + window.scrollX, y: r.top + window.scrollY,
             elements: svg ? svg.querySelectorAll('path, text, use, rect, line, polyline')
                                 .length : 0,
             text: svg ? svg.textContent.trim().length : 0};
@@ -198,6 +201,8 @@ class Chromium:
                 e["params"]["request"]["url"] for e in events
                 if e.get("method") == "Network.requestWillBeSent"
                 and not e["params"]["request"]["url"].startswith(("file:", "data:", "about:"))})
+            for fig in info["figures"]:
+                fig["painted"] = self._painted(session, fig)
             if screenshot:
                 height = min(int(info["height"]), max_height)
                 self.send("Emulation.setDeviceMetricsOverride", {
@@ -208,11 +213,32 @@ class Chromium:
             if pdf:
                 data = self.send("Page.printToPDF", {"preferCSSPageSize": True},
                                  session=session)["data"]
-                info["pdf_pages"] = base64.b64decode(data).count(b"/Type /Page\n") or \
-                    base64.b64decode(data).count(b"/Type /Page")
+                raw = base64.b64decode(data)
+                info["pdf_pages"] = len(re.findall(rb"/Type\s*/Page(?![a-zA-Z])", raw))
+                boxes = re.findall(rb"/MediaBox\s*\[\s*0 0 ([\d.]+) ([\d.]+)", raw)
+                info["pdf_a4"] = bool(boxes) and all(
+                    abs(float(w) - 595.3) < 1.5 and abs(float(h) - 841.9) < 1.5
+                    for w, h in boxes)
             return info
         finally:
             self.send("Target.closeTarget", {"targetId": target})
+
+    def _painted(self, session: str, fig: dict) -> float | None:
+        """Share of the figure's box that is not (near) white on screen: what was drawn,
+        seen as pixels (``None`` without Pillow to read the PNG)."""
+        if fig["width"] < 1 or fig["height"] < 1:
+            return 0.0
+        try:
+            from PIL import Image
+        except ImportError:
+            return None
+        shot = self.send("Page.captureScreenshot", {
+            "format": "png", "captureBeyondViewport": True,
+            "clip": {"x": fig["x"], "y": fig["y"], "width": fig["width"],
+                     "height": fig["height"], "scale": 0.5}}, session=session)
+        grey = Image.open(io.BytesIO(base64.b64decode(shot["data"]))).convert("L")
+        hist = grey.histogram()
+        return 1 - sum(hist[235:]) / max(1, sum(hist))
 
     def close(self) -> None:
         try:
@@ -262,11 +288,17 @@ def problems(info: dict) -> list[str]:
     out = list(info["errors"])
     out += [f"request to {u}" for u in info["requests"]]
     out += [f"figure {f['id']} is empty ({f['width']:.0f} x {f['height']:.0f} px, "
-            f"{f['elements']} elements)" for f in info["figures"]
-            if f["width"] < 100 or f["height"] < 50 or f["elements"] < 10 or f["text"] < 5]
+            f"{f['elements']} elements, {_share(f.get('painted'))} of it painted)"
+            for f in info["figures"]
+            if f["width"] < 100 or f["height"] < 50 or f["elements"] < 10 or f["text"] < 5
+            or (f.get("painted") is not None and f["painted"] < 0.01)]
     if info.get("scripts"):
         out.append(f"{info['scripts']} script elements (a report has none)")
     return out
+
+
+def _share(v: float | None) -> str:
+    return "?" if v is None else f"{100 * v:.1f} %"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -281,9 +313,10 @@ def main(argv: list[str] | None = None) -> int:
     with Chromium() as browser:
         info = browser.check(args.page, args.screenshot, args.width, args.max_height, pdf=True)
     bad = problems(info)
-    summary = {k: info[k] for k in ("title", "errors", "requests", "missing", "pdf_pages")}
-    summary["figures"] = [(f["id"], round(f["width"]), round(f["height"]), f["elements"])
-                          for f in info["figures"]]
+    summary = {k: info[k] for k in ("title", "errors", "requests", "missing", "pdf_pages",
+                                    "pdf_a4")}
+    summary["figures"] = [(f["id"], round(f["width"]), round(f["height"]), f["elements"],
+                           _share(f["painted"])) for f in info["figures"]]
     summary["tables"] = {t["id"]: len(t["rows"]) for t in info["tables"]}
     summary["problems"] = bad
     print(json.dumps(summary, indent=1))
