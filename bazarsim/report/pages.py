@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-from pathlib import Path
 
 from bazarsim.analysis.bids import Bid, bid_table, parse_bid, parse_by
 from bazarsim.analysis.freq import frequency_table
@@ -86,7 +85,15 @@ def _levels_text(levels: list[int] | None) -> str | None:
 # --------------------------------------------------------------------------- the run
 
 
-def run_items(directory: Path, manifest: dict) -> tuple[list[tuple[str, str]],
+def _mtime(part) -> float | None:
+    """When a part was written (``None`` where its store does not say)."""
+    try:
+        return part.stat().st_mtime
+    except (AttributeError, OSError):
+        return None
+
+
+def run_items(directory: str, manifest: dict) -> tuple[list[tuple[str, str]],
                                                          list[tuple[str, str]]]:
     """What was run (the manifest in words), and every ruleset option."""
     import bazarsim
@@ -100,7 +107,7 @@ def run_items(directory: Path, manifest: dict) -> tuple[list[tuple[str, str]],
     first = manifest.get("first", 0)
     gaps = missing_ranges(directory, first, first + manifest["deals"])
     absent = sum(b - a for a, b in gaps)
-    when = max((p.stat().st_mtime for p in parts), default=None)
+    when = max((t for t in map(_mtime, parts) if t is not None), default=None)
     cons = manifest.get("constraints", {})
     fix = ", ".join(f"{k}={v}" for k, v in cons.get("fix", {}).items())
     where = "; ".join(cons.get("where", []))
@@ -178,9 +185,8 @@ def dataset_page(directory: str, by: str | None = None, kinds: list[str] | None 
                  bids: list[str] | None = None, contra: str = "none", min_n: int = 30,
                  freq_from: str | None = None, title: str | None = None) -> Page:
     """The page of a simulated dataset (see the module's doc)."""
-    path = Path(directory)
-    manifest = read_manifest(path)
-    items, options = run_items(path, manifest)  # checks every part first
+    manifest = read_manifest(directory)
+    items, options = run_items(directory, manifest)  # checks every part first
     rs = _ruleset_of(manifest)
     if freq_from:  # a bad --freq-from: an error before any work
         other = read_manifest(freq_from)
