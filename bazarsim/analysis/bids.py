@@ -53,7 +53,13 @@ from bazarsim.rules.compiled import compiled_rules
 from bazarsim.rules.rulesets import Ruleset
 from bazarsim.rules.scoring import TRICKS, score_deals, score_row, scoring_params
 from bazarsim.store.location import resolve
-from bazarsim.store.parts import open_dataset, read_manifest, reading
+from bazarsim.store.parts import (
+    checked_part_files,
+    part_schema,
+    read_manifest,
+    reading,
+    stream_batches,
+)
 from bazarsim.store.schema import SEEN, TURNED
 
 SEEN_FEATURES = ("seen_points", "seen_trumps", "seen_jack", "seen_nine", "seen_aces")
@@ -202,12 +208,18 @@ def declarer_features(hands: np.ndarray, kind: int, rs: Ruleset, seat: int, deal
         return sum((compiled.suit_points[kind, s][suit_bytes(mask, s)].astype(np.int64)
                     for s in range(4)), zero)  # points
 
+    # Two closures, neither calling itself: a self-referencing closure is a reference
+    # cycle that keeps the batch's Arrow buffers (cols) alive until the cyclic garbage
+    # collector runs, hundreds of MB on a large dataset.
     def feature(f: str) -> np.ndarray:
         if f in SEEN_FEATURES:
             plain = f.removeprefix("seen_")
             if bid_time(rs) is None:  # bids on the whole hand
-                return feature(plain)
+                return hand_feature(plain)
             return counts(plain, seen_cards(cols, seat, rs))
+        return hand_feature(f)
+
+    def hand_feature(f: str) -> np.ndarray:
         if f == "points":
             return cols[f"{name}_{k}_points"].astype(np.int64)
         if f == "declarations":
@@ -340,15 +352,16 @@ def declarer_rows(study: BidStudy, batch_size: int = 1 << 16) -> Iterator[dict]:
         want += [f"{kn}_dd_ns", f"{kn}_dd_capot", f"{kn}_declarations_ns",
                  f"{kn}_declarations_ew", f"{kn}_bela_ns", f"{kn}_bela_ew"]
         want += [f"{s}_{kn}_points" for s in SEATS] + [f"{s}_{kn}_declarations" for s in SEATS]
-    dset = open_dataset(study.out)
-    missing = [c for c in want if c not in dset.schema.names]
+    files = checked_part_files(study.out)
+    names = part_schema(files[0]).names
+    missing = [c for c in want if c not in names]
     if missing:
         raise BazarsimError(f"{study.out} lacks columns {', '.join(missing[:4])}: simulate "
                             "it again with --dd")
     want += [c for c in (f"{s}_{x}" for x in (SEEN, TURNED) for s in SEATS)
-             if c in dset.schema.names]  # bid-time cards, for the seen_ features
+             if c in names]  # bid-time cards, for the seen_ features
     with reading(study.out):
-        for batch in dset.to_batches(columns=want, batch_size=batch_size):
+        for batch in stream_batches(files, want, batch_size):  # bounded memory
             cols = {c: batch.column(c).to_numpy(zero_copy_only=False) for c in want}
             hands = np.stack([cols[s].astype(np.uint32) for s in SEATS], axis=1)
             dealers = cols["dealer"]

@@ -29,7 +29,13 @@ from bazarsim.core.errors import BazarsimError
 from bazarsim.evaluate.odds import exact_odds, scoring_four_ranks
 from bazarsim.rules.rulesets import get_ruleset
 from bazarsim.store.location import resolve
-from bazarsim.store.parts import open_dataset, read_manifest, reading
+from bazarsim.store.parts import (
+    checked_part_files,
+    part_schema,
+    read_manifest,
+    reading,
+    stream_batches,
+)
 
 
 def _fours(h: np.ndarray) -> np.ndarray:
@@ -149,8 +155,8 @@ def frequency_table(out: str | Path, by: str | None = None, confidence: float = 
     else:
         exact = exact_odds(ruleset)
     kinds = manifest["kinds"]
-    dset = open_dataset(out)
-    names = set(dset.schema.names)
+    files = checked_part_files(out)
+    names = set(part_schema(files[0]).names)
     if by is not None and by not in names:
         raise BazarsimError(f"--by {by!r}: no such column (try dealer, or one of "
                             f"{', '.join(sorted(n for n in names if n.endswith('_side')))})",
@@ -162,7 +168,7 @@ def frequency_table(out: str | Path, by: str | None = None, confidence: float = 
     feats = hand_features(ruleset)
     groups: dict = {}
     with reading(out):
-        for batch in dset.to_batches(columns=want, batch_size=batch_size):
+        for batch in stream_batches(files, want, batch_size):  # bounded memory
             cols = {c: batch.column(c).to_numpy(zero_copy_only=False) for c in want}
             hands = np.stack([cols[s].astype(np.uint32) for s in SEATS], axis=1)
             if by is None:

@@ -52,19 +52,23 @@ DEFAULT_TIMEOUT = 10.0  # seconds to reach the scheduler, and for a first worker
 
 @dataclass(frozen=True)
 class DaskEngine:
-    """Where the tasks run: ``scheduler`` (an address such as ``tcp://host:8786``) or
-    ``workers`` local worker processes; ``timeout``: seconds to reach the scheduler and
-    for a first worker to be there; ``numba_threads``: Numba threads a task uses (None:
-    this machine's cores shared among local workers, 1 on a remote cluster: run one
-    single-threaded worker process per core there)."""
+    """Where the tasks run: ``scheduler`` (an address such as ``tcp://host:8786``),
+    ``workers`` local worker processes, or (Python API) ``client``, a connected
+    ``distributed.Client`` (a hosted cluster's, with its TLS security); ``timeout``:
+    seconds to reach the scheduler and for a first worker to be there;
+    ``numba_threads``: Numba threads a task uses (None: this machine's cores shared
+    among local workers, 1 on a remote cluster: run one single-threaded worker process
+    per core there)."""
 
     scheduler: str | None = None
     workers: int | None = None
     timeout: float = DEFAULT_TIMEOUT
     numba_threads: int | None = None
+    client: object = None
 
     def __post_init__(self):
-        if (self.scheduler is None) == (self.workers is None):
+        given = [x is not None for x in (self.scheduler, self.workers, self.client)]
+        if sum(given) != 1:
             raise BazarsimError("choose one of --scheduler ADDRESS or --workers N")
         if self.workers is not None and self.workers < 1:
             raise BazarsimError(f"--workers {self.workers}: must be >= 1")
@@ -79,9 +83,12 @@ class DaskEngine:
         return 1
 
     def describe(self) -> dict:
-        where = ({"scheduler": self.scheduler} if self.scheduler is not None
-                 else {"local_workers": self.workers})
-        return where
+        if self.workers is not None:
+            return {"local_workers": self.workers}
+        if self.scheduler is not None:
+            return {"scheduler": self.scheduler}
+        return {"scheduler": str(getattr(self.client, "scheduler_info", lambda: {})()
+                                 .get("address"))}
 
 
 @dataclass(frozen=True)
@@ -219,6 +226,9 @@ def connect(engine: DaskEngine):
     here); errors as one :class:`BazarsimError`."""
     from distributed import Client, LocalCluster
 
+    if engine.client is not None:
+        yield engine.client  # the caller's: left open
+        return
     cluster = None
     try:
         if engine.workers is not None:
