@@ -1,9 +1,11 @@
 """``table freq`` and ``table bids`` on datasets larger than memory would comfortably hold
 as a DataFrame: rows per second and the peak memory of the process.
 
-Both tables stream the dataset in record batches with pyarrow's dataset scanner and add
-each batch into running counts (NumPy bit operations and ``np.bincount`` for ``freq``, a
-Numba loop for ``bids``), so memory does not grow with the dataset. Each figure is taken
+Both tables stream the dataset part by part, only the columns they need
+(:func:`bazarsim.store.parts.stream_batches`: the next part read in a thread while this
+one is counted, no further), and add each batch into running counts (NumPy bit operations
+and ``np.bincount`` for ``freq``, a Numba loop for ``bids``), so memory does not grow with
+the dataset. Each figure is taken
 in a fresh process (its peak RSS, ``VmHWM``) at two sizes, 1/10 and all of the rows:
 the same peak at both is the bound. The "DataFrame" note is what ``read_dataframe`` would
 need for the columns alone (the schema's bytes a row times the rows).
@@ -15,8 +17,8 @@ need for the columns alone (the schema's bytes a row times the rows).
   512 solved deals (kinds H and BK) is tiled: its rows repeated under new index ranges into
   a dataset of 10 M rows (1 M quick) with a consistent manifest and part metadata. The
   values repeat, the reading and arithmetic do not get cheaper.
-* ``scan only``: the scanner reading ``freq``'s columns and doing nothing else: what a
-  faster query engine (DuckDB) could at most save, since the rest is the features' NumPy.
+* ``scan only``: reading ``freq``'s columns and doing nothing else: what a faster query
+  engine (DuckDB) could at most save, since the rest is the features' NumPy.
 """
 
 from __future__ import annotations
@@ -60,11 +62,11 @@ elif what == "bids":
     from bazarsim.analysis.bids import bid_table
     bid_table(path, by=["points=0..29,30..49,50..", "trumps"])
 else:
-    from bazarsim.store.parts import open_dataset
-    d = open_dataset(path)
+    from bazarsim.store.parts import checked_part_files, part_schema, stream_batches
+    files = checked_part_files(path)
     cols = ["N", "E", "S", "W", "redeal", "cancelled"]
-    cols += [c for c in d.schema.names if c.endswith("_declaration_side")]
-    for _ in d.to_batches(columns=cols, batch_size=1 << 20):
+    cols += [c for c in part_schema(files[0]).names if c.endswith("_declaration_side")]
+    for _ in stream_batches(files, cols, 1 << 20):
         pass
 seconds = time.perf_counter() - t0
 # VmHWM, not getrusage: ru_maxrss keeps the forking parent's peak across exec
