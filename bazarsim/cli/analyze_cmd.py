@@ -164,7 +164,7 @@ def analyze_command(
         from bazarsim.cli.report_cmd import write_html
         from bazarsim.report.pages import hand_page
 
-        write_html(hand_page(done, every_bid), html)
+        write_html(hand_page(done, every_bid, fix=fix, where=where), html)
 
 
 def _emit(a, fmt: Format, many: bool, every_bid: bool) -> None:

@@ -449,8 +449,17 @@ HAND_COLUMNS = [
 ]
 
 
-def hand_page(analyses: list, every_bid: bool = False, title: str | None = None) -> Page:
-    """One section per analysed hand: P(make) per bid with intervals, expected score per
+def _changed_options(rs) -> str:
+    defaults = get_ruleset(rs.name).options()
+    changed = [f"{k}={v}" for k, v in rs.options().items() if defaults.get(k) != v]
+    return ", ".join(changed) or "none (the ruleset's defaults)"
+
+
+def hand_page(analyses: list, every_bid: bool = False, title: str | None = None,
+              fix: list[str] | None = None, where: list[str] | None = None) -> Page:
+    """One section per analysed hand: what was asked (hand, seat, dealer, ruleset and its
+    changed options, kinds, contra, the auction's constraints ``fix`` and ``where``, seed,
+    deals and why dealing stopped), P(make) per bid with intervals, expected score per
     bid, the notes of the text output, and the table of every bid."""
     first = analyses[0]
     page = Page(title or (f"Hand analysis: {hand_title(first)}" if len(analyses) == 1
@@ -461,8 +470,15 @@ def hand_page(analyses: list, every_bid: bool = False, title: str | None = None)
     for i, a in enumerate(analyses):
         q = a.query.describe()
         page.section(f"hand-{i + 1}", hand_title(a))
+        cons = "; ".join([*(f"fixed {x}" for x in fix or []),
+                          *(f"where {x}" for x in where or [])])
         page.meta([(k, str(v)) for k, v in q.items() if v not in (None, "", [], {})]
-                  + [("seed", str(a.seed)), ("deals", f"{a.deals:,}")])
+                  + [("ruleset options changed", _changed_options(a.query.ruleset)),
+                     ("contract kinds", " ".join(KIND_NAMES[k] for k in a.query.kinds)),
+                     ("contra", {0: "none", 1: "x", 2: "xx"}.get(a.query.contra, "?")),
+                     ("what the auction told", cons or "nothing: every deal of the unseen "
+                      "cards"),
+                     ("seed", str(a.seed)), ("deals", f"{a.deals:,}")])
         for line in hand_notes(a, every_bid):
             page.paragraph(line, "note")
         records = hand_json_records(a)
@@ -503,6 +519,13 @@ def _plus(e, se):
 # --------------------------------------------------------------------------- studies
 
 
+def _dataset_facts(page: Page, directory: str) -> None:
+    """The studied dataset's run, folded (as a dataset page's What was run)."""
+    items, _ = run_items(directory, read_manifest(directory))
+    page.details(f"the dataset's run: {directory}", [(k, v) for k, v in items
+                                                     if k not in ("dataset", "report by")])
+
+
 def threshold_rows(res: dict) -> list[dict]:
     """The rows behind every class, flattened (the within-class label on each)."""
     within = res["within"]
@@ -523,6 +546,7 @@ def threshold_page(res: dict, title: str | None = None) -> Page:
                ("contra", str(res["contra"])), ("bootstrap", f"{res['replicates']} "
                f"replicates of {res['groups']} deal groups, seed {res['seed']}")])
     page.paragraph(threshold_note(res), "note")
+    _dataset_facts(page, res["dataset"])
     key = [Column(within, within, text, True)] if within else []
     summary = [{k: v for k, v in c.items() if k != "rows"} for c in res["classes"]]
     page.section("thresholds", "Thresholds")
@@ -564,6 +588,7 @@ def convention_page(res: dict, title: str | None = None) -> Page:
     page.meta([("dataset", res["dataset"]), ("bid", res["bid"]),
                ("declarer rows", f"{res['n']:,}"), ("make %", f"{100 * res['p_make']:.1f}")])
     page.paragraph(convention_note(res), "note")
+    _dataset_facts(page, res["dataset"])
     page.section("counts", "Counts")
     counts = [{k: v for k, v in c.items() if k != "calibration"} for c in res["counts"]]
     page.table("counts", "Counts", [
