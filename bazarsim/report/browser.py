@@ -174,8 +174,11 @@ class Chromium:
     # ------------------------------------------------------------------ pages
 
     def check(self, page: str | Path, screenshot: str | Path | None = None,
-              width: int = 1000, max_height: int = 6000, pdf: bool = False) -> dict:
-        """Load ``page`` in a fresh tab and report what happened (see the module doc)."""
+              width: int = 1000, max_height: int = 6000, pdf: bool = False,
+              paint: bool = True) -> dict:
+        """Load ``page`` in a fresh tab ``width`` CSS pixels wide and report what
+        happened (see the module doc); ``paint``: also how much of each figure's box is
+        painted (a screenshot each), ``pdf``: print it and count the pages."""
         url = Path(page).resolve().as_uri()
         target = self.send("Target.createTarget", {"url": "about:blank"})["targetId"]
         session = self.send("Target.attachToTarget", {"targetId": target,
@@ -201,8 +204,8 @@ class Chromium:
                 e["params"]["request"]["url"] for e in events
                 if e.get("method") == "Network.requestWillBeSent"
                 and not e["params"]["request"]["url"].startswith(("file:", "data:", "about:"))})
-            for fig in info["figures"]:
-                fig["painted"] = self._painted(session, fig)
+            for fig in info["figures"]:  # paint=False: None, not checked
+                fig["painted"] = self._painted(session, fig) if paint else None
             if screenshot:
                 height = min(int(info["height"]), max_height)
                 self.send("Emulation.setDeviceMetricsOverride", {
