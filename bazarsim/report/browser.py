@@ -102,11 +102,13 @@ class Chromium:
                 (os.POSIX_SPAWN_DUP2, child[1], 4)])
         except OSError as exc:
             shutil.rmtree(self._profile, ignore_errors=True)
+            for fd in (to_w, from_r):
+                os.close(fd)
             raise BrowserError(f"cannot start {self.binary}: {exc.strerror or exc}") from None
         finally:
             os.close(devnull)
-        for fd in child:
-            os.close(fd)
+            for fd in child:
+                os.close(fd)
         self._out = os.fdopen(to_w, "wb", buffering=0)
         self._in = os.fdopen(from_r, "rb", buffering=0)
         self._reader = threading.Thread(target=self._read, daemon=True)
