@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from bazarsim.engine.simulation import Simulation
 
 DEFAULT_TIMEOUT = 10.0  # seconds to reach the scheduler, and for a first worker to join
+TASK_RETRIES = 2
 
 
 @dataclass(frozen=True)
@@ -305,7 +306,9 @@ def run_dask(sim: Simulation, out: Path, engine: DaskEngine,
         spec = TaskSpec(sim.params(), str(out), sim.compression, __version__,
                         engine.task_threads(), kill)
         t0 = time.perf_counter()
-        futures = [client.submit(compute_part, spec, a, b, pure=False,
+        # retries: a task that raised (a flaky object store...) runs again twice; one
+        # whose worker died is run elsewhere by the scheduler (up to 3 deaths a task)
+        futures = [client.submit(compute_part, spec, a, b, pure=False, retries=TASK_RETRIES,
                                  key=f"bazarsim-part-{a:016d}-{b:016d}-{os.getpid()}-{t0}")
                    for a, b in ranges]
         written = 0
