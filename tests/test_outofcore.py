@@ -72,3 +72,45 @@ def test_bad_urls_are_one_error(tmp_path):
         resolve("nosuchfs://bucket/runs/s7")
     res = CliRunner().invoke(app, ["table", "freq", "nosuchfs://bucket/runs/s7"])
     assert res.exit_code == 2 and res.output.startswith("error: ")
+
+
+def _peak_arrow_bytes(monkeypatch, fn) -> tuple[int, int]:
+    """Run ``fn`` with the cyclic GC off; the most Arrow memory allocated (beyond what
+    was before) when a part is read, and the largest part read (its columns)."""
+    import gc
+
+    import pyarrow as pa
+
+    from bazarsim.store import parts
+
+    seen = {"peak": 0, "part": 0}
+    read = parts._read_part
+
+    def spy(path, columns):
+        seen["peak"] = max(seen["peak"], pa.total_allocated_bytes() - base)
+        table = read(path, columns)
+        seen["part"] = max(seen["part"], table.nbytes)
+        return table
+
+    monkeypatch.setattr(parts, "_read_part", spy)
+    gc.collect()
+    base = pa.total_allocated_bytes()
+    gc.disable()
+    try:
+        fn()
+    finally:
+        gc.enable()
+    return seen["peak"], seen["part"]
+
+
+def test_tables_hold_two_parts_at_most(tmp_path, monkeypatch):
+    """Memory does not grow with the number of parts: at most the part being counted
+    and the next one are allocated (nothing kept alive by a reference cycle)."""
+    Simulation(deals=12_000, seed=3, columns="lean", chunk=1_000).run(tmp_path / "d")
+    peak, part = _peak_arrow_bytes(monkeypatch, lambda: frequency_table(tmp_path / "d"))
+    assert 0 < peak <= 3 * part
+    Simulation(deals=40, seed=4, columns="lean", dd=True, kinds=(1,), chunk=4,
+               writers=1).run(tmp_path / "dd")
+    peak, part = _peak_arrow_bytes(monkeypatch, lambda: bid_table(tmp_path / "dd",
+                                                                    by=["trumps"]))
+    assert 0 < peak <= 3 * part + 4096  # 10 parts if a cycle keeps them
