@@ -20,8 +20,8 @@ from bazarsim.rules.rulesets import (
 )
 
 __all__ = ["Format", "app", "command", "emit_json", "emit_records", "fail", "load_ruleset",
-           "print_frequency_table", "DEFAULT_RULESET", "RulesetOpt", "OptionOpt", "FixOpt",
-           "WhereOpt"]
+           "parse_levels", "print_frequency_table", "split_list", "DEFAULT_RULESET",
+           "RulesetOpt", "OptionOpt", "FixOpt", "WhereOpt"]
 
 app = typer.Typer(
     name="bazarsim",
@@ -118,3 +118,24 @@ def _term_width() -> int:
     import shutil
 
     return shutil.get_terminal_size((120, 40)).columns
+
+
+def parse_levels(text: str | None) -> list[int] | None:
+    """``--levels``: ``8..12`` or ``8,9,10``."""
+    if not text:
+        return None
+    out: list[int] = []
+    try:
+        for part in text.replace(" ", "").split(","):
+            a, sep, b = part.partition("..")
+            out += list(range(int(a), int(b) + 1)) if sep else [int(a)]
+    except ValueError:
+        raise BazarsimError(f"bad --levels {text!r}: use e.g. 8..12 or 8,9,10", text) from None
+    return out
+
+
+def split_list(items: list[str] | None) -> list[str] | None:
+    """A repeatable option's values, each also split on commas and spaces."""
+    if not items:
+        return None
+    return [t for item in items for t in item.replace(",", " ").split()]

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from bazarsim.cli.common import app, command
+from bazarsim.cli.common import app, command, parse_levels, split_list
 from bazarsim.cli.table_cmd import ContraOpt
 from bazarsim.core.errors import BazarsimError
 
@@ -30,26 +30,6 @@ def write_html(page, out: str, data: bool = False) -> None:
     typer.echo(f"wrote {files[-1]} ({size / 1024:,.0f} KB, {page.figures} figures, "
                f"{len(page.tables)} tables{gaps})"
                + (f" and {len(files) - 1} CSV files beside it" if data else ""), err=True)
-
-
-def _levels(text: str | None) -> list[int] | None:
-    """``8..12`` or ``8,9,10`` (as ``table bids --levels``)."""
-    if not text:
-        return None
-    out: list[int] = []
-    try:
-        for part in text.replace(" ", "").split(","):
-            a, sep, b = part.partition("..")
-            out += list(range(int(a), int(b) + 1)) if sep else [int(a)]
-    except ValueError:
-        raise BazarsimError(f"bad --levels {text!r}: use e.g. 8..12 or 8,9,10", text) from None
-    return out
-
-
-def _list(items: list[str] | None) -> list[str] | None:
-    if not items:
-        return None
-    return [t for item in items for t in item.replace(",", " ").split()]
 
 
 @command("report")
@@ -100,9 +80,9 @@ def report_command(
     check_html(out)
     if min_n < 1:
         raise BazarsimError(f"--min-n {min_n}: must be >= 1")
-    page = dataset_page(directory, by=by, kinds=_list(kind), levels=_levels(levels),
+    page = dataset_page(directory, by=by, kinds=split_list(kind), levels=parse_levels(levels),
                         heat_bid=heat_bid, heat=(heat_y, heat_x),
-                        classes=classes, bids=_list(bids), contra=contra, min_n=min_n,
+                        classes=classes, bids=split_list(bids), contra=contra, min_n=min_n,
                         freq_from=freq_from, title=title)
     write_html(page, out, data)
 

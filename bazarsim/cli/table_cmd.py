@@ -7,7 +7,15 @@ from typing import Annotated
 import typer
 
 from bazarsim.analysis.bids import bid_table, compare_bids
-from bazarsim.cli.common import Format, app, command, emit_records, print_frequency_table
+from bazarsim.cli.common import (
+    Format,
+    app,
+    command,
+    emit_records,
+    parse_levels,
+    print_frequency_table,
+    split_list,
+)
 from bazarsim.core.errors import BazarsimError
 from bazarsim.report.bids import bid_records, write_records_parquet
 
@@ -30,26 +38,6 @@ def freq_command(
     if not 0 < confidence < 1:
         raise BazarsimError(f"--confidence {confidence}: must be between 0 and 1")
     print_frequency_table(directory, by, fmt, confidence)
-
-
-def _levels(text: str | None) -> list[int] | None:
-    """``8..12`` or ``8,9,10``."""
-    if not text:
-        return None
-    out: list[int] = []
-    try:
-        for part in text.replace(" ", "").split(","):
-            a, sep, b = part.partition("..")
-            out += list(range(int(a), int(b) + 1)) if sep else [int(a)]
-    except ValueError:
-        raise BazarsimError(f"bad --levels {text!r}: use e.g. 8..12 or 8,9,10", text) from None
-    return out
-
-
-def _list(items: list[str] | None) -> list[str] | None:
-    if not items:
-        return None
-    return [t for item in items for t in item.replace(",", " ").split()]
 
 
 ByOpt = Annotated[list[str] | None, typer.Option(
@@ -87,8 +75,8 @@ def bids_command(
     the expected score (declarers minus defenders) and the best bid of the class."""
     if not 0 < confidence < 1:
         raise BazarsimError(f"--confidence {confidence}: must be between 0 and 1")
-    rows = bid_table(directory, by=by, kinds=_list(kind), levels=_levels(levels),
-                     seats=_list(seat), contra=contra, confidence=confidence)
+    rows = bid_table(directory, by=by, kinds=split_list(kind), levels=parse_levels(levels),
+                     seats=split_list(seat), contra=contra, confidence=confidence)
     if out:
         write_records_parquet(rows, out)
     emit_records(bid_records(rows, fmt), fmt, title=f"Bids in {directory} (double dummy; "
@@ -108,5 +96,5 @@ def compare_command(
 ) -> None:
     """Two bids on the same deals and declarer seats: mean score difference A - B with its
     paired standard error, and how often each scores better."""
-    rows = compare_bids(directory, bid_a, bid_b, by=by, seats=_list(seat), contra=contra)
+    rows = compare_bids(directory, bid_a, bid_b, by=by, seats=split_list(seat), contra=contra)
     emit_records(rows, fmt, title=f"{bid_a} against {bid_b} in {directory} (double dummy)")
