@@ -74,43 +74,45 @@ def test_bad_urls_are_one_error(tmp_path):
     assert res.exit_code == 2 and res.output.startswith("error: ")
 
 
-def _peak_arrow_bytes(monkeypatch, fn) -> tuple[int, int]:
-    """Run ``fn`` with the cyclic GC off; the most Arrow memory allocated (beyond what
-    was before) when a part is read, and the largest part read (its columns)."""
+def test_stream_reads_one_part_ahead(tmp_path, monkeypatch):
+    """While the caller counts part k, part k + 1 is being read, and no other."""
+    from bazarsim.store import parts
+
+    Simulation(deals=6_000, seed=3, columns="lean", chunk=1_000).run(tmp_path / "d")
+    files = parts.checked_part_files(tmp_path / "d")
+    started = []
+    read = parts._read_part
+    monkeypatch.setattr(parts, "_read_part", lambda path, cols: started.append(path)
+                        or read(path, cols))
+    rows = 0
+    for k, batch in enumerate(parts.stream_batches(files, ["index", "N"], 1 << 20)):
+        assert len(started) <= k + 2  # this part and the next
+        assert batch.column("index")[0].as_py() == rows  # in index order
+        rows += batch.num_rows
+    assert len(files) == 12 and started == files and rows == 6_000
+
+
+def _left_allocated(fn) -> int:
+    """Arrow memory still allocated after ``fn`` ran with the cyclic GC off: what a
+    reference cycle kept alive (batches of every part, on a large dataset GBs)."""
     import gc
 
     import pyarrow as pa
 
-    from bazarsim.store import parts
-
-    seen = {"peak": 0, "part": 0}
-    read = parts._read_part
-
-    def spy(path, columns):
-        seen["peak"] = max(seen["peak"], pa.total_allocated_bytes() - base)
-        table = read(path, columns)
-        seen["part"] = max(seen["part"], table.nbytes)
-        return table
-
-    monkeypatch.setattr(parts, "_read_part", spy)
     gc.collect()
     base = pa.total_allocated_bytes()
     gc.disable()
     try:
         fn()
+        return pa.total_allocated_bytes() - base
     finally:
         gc.enable()
-    return seen["peak"], seen["part"]
+        gc.collect()
 
 
-def test_tables_hold_two_parts_at_most(tmp_path, monkeypatch):
-    """Memory does not grow with the number of parts: at most the part being counted
-    and the next one are allocated (nothing kept alive by a reference cycle)."""
-    Simulation(deals=12_000, seed=3, columns="lean", chunk=1_000).run(tmp_path / "d")
-    peak, part = _peak_arrow_bytes(monkeypatch, lambda: frequency_table(tmp_path / "d"))
-    assert 0 < peak <= 3 * part
+def test_tables_keep_no_batch_alive(tmp_path):
+    Simulation(deals=6_000, seed=3, columns="lean", chunk=1_000).run(tmp_path / "d")
+    assert _left_allocated(lambda: frequency_table(tmp_path / "d")) == 0
     Simulation(deals=40, seed=4, columns="lean", dd=True, kinds=(1,), chunk=4,
                writers=1).run(tmp_path / "dd")
-    peak, part = _peak_arrow_bytes(monkeypatch, lambda: bid_table(tmp_path / "dd",
-                                                                    by=["trumps"]))
-    assert 0 < peak <= 3 * part + 4096  # 10 parts if a cycle keeps them
+    assert _left_allocated(lambda: bid_table(tmp_path / "dd", by=["trumps"])) == 0
