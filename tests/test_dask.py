@@ -192,7 +192,7 @@ def test_unreachable_scheduler_is_one_error_line(tmp_path):
                                    "--scheduler", f"tcp://127.0.0.1:{closed_port()}",
                                    "--connect-timeout", "1"])
     assert res.exit_code == 2
-    err = res.output.strip().splitlines()
+    err = res.output.splitlines()
     assert len(err) == 1 and err[0].startswith("error: cannot reach the Dask scheduler")
     assert time.perf_counter() - t0 < 15
     assert not (tmp_path / "x").exists()

@@ -18,7 +18,7 @@ from bazarsim.cli.common import (
 from bazarsim.cli.progress import deal_progress, prepare_solver
 from bazarsim.core.contracts import parse_kind
 from bazarsim.deals.constraints import parse_constraints
-from bazarsim.engine.dask import DEFAULT_TIMEOUT, DaskEngine
+from bazarsim.engine.dask import DEFAULT_TIMEOUT, DaskEngine, preflight
 from bazarsim.engine.simulation import Simulation, parse_dealer
 
 
@@ -97,6 +97,7 @@ def simulate_command(
     engine = None
     if scheduler is not None or workers is not None:
         engine = DaskEngine(scheduler=scheduler, workers=workers, timeout=connect_timeout)
+        preflight(engine)  # an unreachable scheduler: one error line, before the bar
     if dd:
         prepare_solver(quiet, rs, sim.kinds)  # compiled once here: workers load the cache
     with deal_progress(quiet, "simulate") as update:

@@ -277,6 +277,15 @@ def check_workers(client, engine: DaskEngine) -> dict:
     return info
 
 
+def preflight(engine: DaskEngine) -> None:
+    """Reach the scheduler and check its workers now (before a progress bar starts):
+    the errors :func:`run_dask` would give first, at the cost of one more connection."""
+    if engine.scheduler is None:
+        return
+    with quiet_dask_logs(), connect(engine) as client:
+        check_workers(client, engine)
+
+
 def run_dask(sim: Simulation, out: Path, engine: DaskEngine,
              progress: Callable[[int, int], None] | None = None,
              notice: Callable[[str], None] | None = None,
