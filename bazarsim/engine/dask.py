@@ -4,7 +4,8 @@ cluster (a scheduler's address, or a ``LocalCluster`` of worker processes starte
 Each task is one index range: the worker rebuilds the run from its parameters (the
 manifest's, :meth:`Simulation.from_params`), deals, evaluates, DD-solves (with ``--dd``)
 and writes its own part file atomically into the dataset directory, which every worker
-must see at the same path (a shared file system). Since a range's rows are a pure function
+must reach by the same name: a shared file system path, or an fsspec URL
+(:mod:`bazarsim.store.location`: ``s3://``...). Since a range's rows are a pure function
 of the run and the range, the dataset is the one the local engine writes, whatever the
 number of workers or the chunk size; only the part boundaries differ.
 
