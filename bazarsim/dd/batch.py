@@ -180,7 +180,9 @@ def dd_tables(
     for row in arr:
         validate_hands(row, full=False)
     direction = rs.play.direction
-    hands = arr.astype(np.int64)[:, clockwise_seats(SEAT_ORDER, direction)]
+    # C order always: a column pick of several rows comes out in Fortran order, and each
+    # layout is a compile of its own (the second one took a minute the first call).
+    hands = np.ascontiguousarray(arr.astype(np.int64)[:, clockwise_seats(SEAT_ORDER, direction)])
     dealers = np.broadcast_to(np.asarray(dealer, np.int64), (len(hands),))
     leaders = clockwise_seats((dealers + 1) % 4, direction)
     kinds = [rs.check_kind(k) for k in kinds] if kinds is not None else list(rs.kinds)

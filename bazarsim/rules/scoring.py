@@ -591,7 +591,9 @@ def score_deals(
             raise ScoringError(
                 f"{name} has shape {np.shape(x)}: expected {shape} (or broadcastable)", name
             ) from None
-        return np.ascontiguousarray(a)
+        # writable C arrays always: a read-only view (broadcast_to of a full-length array)
+        # is another type for Numba, and each type is a compile of its own
+        return np.require(a, np.int64, ["C_CONTIGUOUS", "WRITEABLE"])
 
     def per_deal(x, default, name):
         return shaped(x, default, (n,), name)
