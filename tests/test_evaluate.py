@@ -79,7 +79,7 @@ def _check_against_naive(hands, kind, rs):
 @pytest.mark.parametrize("name,opts", VARIANTS)
 def test_hands_match_reference(name, opts):
     rs = get_ruleset(name, **opts)
-    hands = np.concatenate([random_hands(1500, 11), rich_hands(1500, 12)])
+    hands = np.concatenate([random_hands(1000, 11), rich_hands(1000, 12)])
     for kind in rs.kinds:
         _check_against_naive(hands, kind, rs)
 
@@ -97,11 +97,11 @@ def test_hands_match_reference_100k(name, opts):
 @pytest.mark.parametrize("name,opts", VARIANTS)
 def test_deals_match_reference(name, opts):
     rs = get_ruleset(name, **opts)
-    deals = random_deals(1500, 31)
+    deals = random_deals(1000, 31)
     # Deals built around rich hands, so that fours and long runs meet in one deal.
     rng = np.random.default_rng(32)
     extra = []
-    for h in rich_hands(600, 33):
+    for h in rich_hands(500, 33):
         rest = [c for c in rng.permutation(32) if not int(h) >> int(c) & 1]
         others = [sum(1 << int(c) for c in rest[k * 8:(k + 1) * 8]) for k in range(3)]
         seat = int(rng.integers(4))

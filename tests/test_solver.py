@@ -1,6 +1,6 @@
 """Double-dummy solver against the brute-force reference (tests/naive_play.py).
 
-Default selection (make test): a sample of the brute-force gate (150 positions of 1-5
+Default selection (make test): a sample of the brute-force gate (100 positions of 1-5
 tricks per contract kind and ruleset, the reference run on every core), every flag of
 RULES.md section 3 pinned,
 legal-card cross-check, threshold/capot consistency, batch vs single solves, all
@@ -174,15 +174,15 @@ def test_brute_force_gate_bazar_blot_no_overtake(solver, ref_pool, kind):
 
 @pytest.mark.parametrize("kind", [1, 4])
 def test_brute_force_sample_bazar_blot_no_overtake(solver, ref_pool, kind):
-    """150 positions of the same (make test)."""
-    gate(solver, "bazar-blot", kind, 150, seed=2000 + kind, weights=GATE_WEIGHTS,
+    """100 positions of the same (make test)."""
+    gate(solver, "bazar-blot", kind, 100, seed=2000 + kind, weights=GATE_WEIGHTS,
          pool=ref_pool, options=BLOT_NO_OVERTAKE, rules=BLOT_NO_OVERTAKE_RULES)
 
 
 @pytest.mark.parametrize(("rs_name", "kind"), FULL_GATE)
 def test_brute_force_sample(solver, ref_pool, rs_name, kind):
-    """150 positions drawn as the full gate draws them (make test's sample of it)."""
-    gate(solver, rs_name, kind, 150, seed=1000 + 10 * kind + len(rs_name),
+    """100 positions drawn as the full gate draws them (make test's sample of it)."""
+    gate(solver, rs_name, kind, 100, seed=1000 + 10 * kind + len(rs_name),
          weights=GATE_WEIGHTS, pool=ref_pool)
 
 
