@@ -327,3 +327,35 @@ def test_bad_input_is_one_error_line_and_no_file(tmp_path_factory):
         assert needle in r.stderr, (needle, r.stderr)
     assert out.read_text() == "old page"  # never replaced by a half page
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r.html"]  # no temporary left
+
+
+def test_study_and_analyze_pages_with_data_csvs(dd_dataset, tmp_path):
+    """``--html FILE --data`` writes one CSV per table of the page beside it, as ``report
+    --data`` does, holding the numbers of the command's JSON; ``--data`` alone is refused."""
+    out = tmp_path / "thr.html"
+    args = ["study", "threshold", str(dd_dataset), "--kind", "H", "--level", "9", "--by",
+            "points", "--bootstrap", "50"]
+    r = run(*args, "--html", str(out), "--data")
+    assert r.exit_code == 0, r.output
+    csvs = sorted(tmp_path.glob("thr.*.csv"))
+    assert csvs and out.exists()
+    assert f"and {len(csvs)} CSV files beside it" in r.stderr
+    rates = json_of(["bazarsim", *args, "--format", "json"])
+    for path in csvs:
+        with open(path, newline="") as f:
+            rows = list(csv.reader(f))
+        assert len(rows) >= 2 and all(len(row) == len(rows[0]) for row in rows)
+    # the CSVs hold the JSON's numbers: the threshold row and the rates per value behind it
+    (cls,) = rates["classes"]
+    with open(tmp_path / "thr.thresholds.csv", newline="") as f:
+        (thr,) = list(csv.DictReader(f))
+    for key in ("n", "made", "p_make", "threshold", "ci_low", "ci_high", "target"):
+        assert float(thr[key]) == cls[key], key
+    with open(tmp_path / "thr.rates.csv", newline="") as f:
+        per_value = list(csv.DictReader(f))
+    assert [(int(r["points"]), int(r["n"]), int(r["made"])) for r in per_value] == [
+        (row["points"], row["n"], row["made"]) for row in cls["rows"]]
+    bad = run(*args, "--data")
+    assert bad.exit_code == 2 and "give --html FILE too" in bad.output
+    bad = run("analyze", "AJ9.K7.Q.T8", "--seat", "S", "--dealer", "E", "-n", "10", "--data")
+    assert bad.exit_code == 2 and "give --html FILE too" in bad.output

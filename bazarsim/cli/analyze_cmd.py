@@ -29,7 +29,7 @@ from bazarsim.cli.common import (
     load_ruleset,
 )
 from bazarsim.cli.progress import deal_progress, prepare_solver
-from bazarsim.cli.report_cmd import check_html
+from bazarsim.cli.report_cmd import HtmlDataOpt, check_html_data
 from bazarsim.core.cards import parse_seat
 from bazarsim.core.errors import BazarsimError
 from bazarsim.report.hand import hand_json_records, hand_notes, hand_records, hand_title
@@ -121,6 +121,7 @@ def analyze_command(
     html: Annotated[str | None, typer.Option(
         "--html", help="Also write a coach's page (.html): P(make) and expected score per "
         "bid as figures, and the table of every bid; one section per hand.")] = None,
+    data: HtmlDataOpt = False,
 ) -> None:
     """For one hand at bid time, deal the unseen cards, solve every deal double dummy for
     every contract kind, and give per bid: P(make) with its interval, the side's total,
@@ -128,7 +129,7 @@ def analyze_command(
     over the second best. Every bid is scored on the same deals."""
     rs = load_ruleset(ruleset, option)
     check_run(deals, precision, confidence)
-    check_html(html)
+    check_html_data(html, data)
     if (hand is None) == (file is None):
         raise BazarsimError("give one HAND, or --file with one hand a line")
     lines = (read_hand_lines(file, seat, dealer, turned) if file is not None
@@ -164,7 +165,7 @@ def analyze_command(
         from bazarsim.cli.report_cmd import write_html
         from bazarsim.report.pages import hand_page
 
-        write_html(hand_page(done, every_bid, fix=fix, where=where), html)
+        write_html(hand_page(done, every_bid, fix=fix, where=where), html, data)
 
 
 def _emit(a, fmt: Format, many: bool, every_bid: bool) -> None:

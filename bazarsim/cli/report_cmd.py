@@ -19,6 +19,19 @@ def check_html(out: str | None) -> None:
         check_target(out)
 
 
+# ``--data`` of the commands that write a page with ``--html`` (analyze, study)
+HtmlDataOpt = Annotated[bool, typer.Option(
+    "--data", help="With --html: also one CSV per table of the page beside it "
+    "(NAME.TABLE.csv), the numbers behind every figure.")]
+
+
+def check_html_data(out: str | None, data: bool) -> None:
+    """--data without --html is a mistake, told before the work starts."""
+    if data and out is None:
+        raise BazarsimError("--data writes the CSVs beside the page: give --html FILE too")
+    check_html(out)
+
+
 def write_html(page, out: str, data: bool = False) -> None:
     """Write a report page (and its CSVs) atomically and say what was written."""
     import bazarsim

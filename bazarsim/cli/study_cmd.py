@@ -10,7 +10,7 @@ from bazarsim.analysis.bids import FEATURES
 from bazarsim.analysis.convention import convention_study
 from bazarsim.analysis.threshold import REPLICATES, threshold_study
 from bazarsim.cli.common import Format, app, command
-from bazarsim.cli.report_cmd import check_html
+from bazarsim.cli.report_cmd import HtmlDataOpt, check_html_data
 from bazarsim.cli.table_cmd import ContraOpt, SeatOpt
 from bazarsim.report.study import convention_text, threshold_text
 
@@ -60,12 +60,13 @@ def threshold_command(
         "--summary", help="Only the thresholds, not the rates per value behind them.")]
     = False,
     html: HtmlOpt = None,
+    data: HtmlDataOpt = False,
 ) -> None:
     """From which value of a hand feature on does a bid pay (bootstrap interval)?
 
     Monotone fit of P(make) on the feature, the smallest value reaching the break-even (or
     --target), its bootstrap 95% interval, and the raw and fitted rates behind it."""
-    check_html(html)
+    check_html_data(html, data)
     res = threshold_study(directory, kind, by, level=level, within=within, target=target,
                           replicates=bootstrap, seed=seed, seats=_seats(seat), contra=contra)
     typer.echo(threshold_text(res, fmt, _width(), rows=not summary), nl=False)
@@ -73,7 +74,7 @@ def threshold_command(
         from bazarsim.cli.report_cmd import write_html
         from bazarsim.report.pages import threshold_page
 
-        write_html(threshold_page(res), html)
+        write_html(threshold_page(res), html, data)
 
 
 @command("convention", group=study_app)
@@ -94,13 +95,14 @@ def convention_command(
     contra: ContraOpt = "none",
     fmt: FormatOpt = Format.table,
     html: HtmlOpt = None,
+    data: HtmlDataOpt = False,
 ) -> None:
     """How well hand counts predict making a bid: AUC, Brier, log-loss, calibration.
 
     Per count (--formula, and the built-in counts players use): AUC, Brier score and
     log-loss of a cross-fitted monotone fit against a constant prediction, and a
     calibration table."""
-    check_html(html)
+    check_html_data(html, data)
     res = convention_study(directory, kind, formula, level=level, compare=compare, seed=seed,
                            seats=_seats(seat), contra=contra, bins=bins)
     typer.echo(convention_text(res, fmt, _width()), nl=False)
@@ -108,7 +110,7 @@ def convention_command(
         from bazarsim.cli.report_cmd import write_html
         from bazarsim.report.pages import convention_page
 
-        write_html(convention_page(res), html)
+        write_html(convention_page(res), html, data)
 
 
 def _seats(items: list[str] | None) -> list[str] | None:
