@@ -18,14 +18,13 @@ import datetime as dt
 import html
 import io
 import math
-import os
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from bazarsim.core.errors import BazarsimError
+from bazarsim.store.parts import atomic_write_bytes
 
 CSS = """
 :root { --ink: #1a1a1a; --muted: #5a5a5a; --line: #d0d0d0; --band: #f4f6f8; }
@@ -214,28 +213,6 @@ def shell_line(argv: list[str]) -> str:
     return " ".join(shlex.quote(a) for a in argv)
 
 
-def atomic_write_text(path: Path, data: str) -> None:
-    """Write ``data`` to a temporary file beside ``path`` and rename it over ``path``."""
-    path = Path(path)
-    directory = path.parent if str(path.parent) else Path(".")
-    if not directory.is_dir():
-        raise BazarsimError(f"cannot write {str(path)!r}: no directory {str(directory)!r}",
-                            str(path))
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
-    except OSError as exc:
-        raise BazarsimError(f"cannot write {str(path)!r}: {exc.strerror or exc}",
-                            str(path)) from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            f.write(data)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def table_csv(columns: list[Column], rows: list[dict]) -> str:
     """A table as CSV: its raw values (the page shows them rounded)."""
     buf = io.StringIO()
@@ -269,8 +246,8 @@ def write_page(page: Page, path: str | Path, generator: str, data: bool = False)
     if data:
         for table_id, (columns, rows) in page.tables.items():
             out = path.with_name(f"{path.stem}.{table_id}.csv")
-            atomic_write_text(out, table_csv(columns, rows))
+            atomic_write_bytes(out, table_csv(columns, rows).encode("utf-8"))
             written.append(out)
-    atomic_write_text(path, text_)
+    atomic_write_bytes(path, text_.encode("utf-8"))
     written.append(path)
     return written
