@@ -21,7 +21,8 @@ from typer.testing import CliRunner
 import bazarsim.engine.dask as dask_engine
 from bazarsim.cli import app
 from bazarsim.core.errors import BazarsimError
-from bazarsim.engine.dask import DaskEngine, KillOnce, task_ranges
+from bazarsim.engine.dask import DaskEngine, KillOnce
+from bazarsim.engine.local import chunk_ranges
 from bazarsim.engine.simulation import Simulation
 from bazarsim.store.parts import (
     MANIFEST,
@@ -203,7 +204,7 @@ def test_engine_options_are_checked():
         DaskEngine(scheduler="tcp://127.0.0.1:1", workers=2)
     with pytest.raises(BazarsimError, match="--workers 0"):
         DaskEngine(workers=0)
-    assert task_ranges([(0, 10), (20, 25)], 4) == [(0, 4), (4, 8), (8, 10), (20, 24),
+    assert chunk_ranges([(0, 10), (20, 25)], 4) == [(0, 4), (4, 8), (8, 10), (20, 24),
                                                    (24, 25)]
 
 

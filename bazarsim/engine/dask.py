@@ -200,11 +200,6 @@ def compute_part(spec: TaskSpec, start: int, end: int) -> dict:
 # --------------------------------------------------------------------------- driver side
 
 
-def task_ranges(gaps: list[tuple[int, int]], chunk: int) -> list[tuple[int, int]]:
-    """The missing ranges cut into tasks of at most ``chunk`` deals."""
-    return [(s, min(b, s + chunk)) for a, b in gaps for s in range(a, b, chunk)]
-
-
 @contextmanager
 def quiet_dask_logs():
     """Dask logs a worker's death or a lost connection at WARNING on stderr; the driver
@@ -297,7 +292,7 @@ def run_dask(sim: Simulation, out: Path, engine: DaskEngine,
     from distributed.client import FutureCancelledError
     from distributed.scheduler import KilledWorker
 
-    from bazarsim.engine.local import drop_damaged_parts, engine_record
+    from bazarsim.engine.local import chunk_ranges, drop_damaged_parts, engine_record
 
     sim.check_feasible()  # refuse, don't hang
     with quiet_dask_logs(), connect(engine) as client:
@@ -305,7 +300,7 @@ def run_dask(sim: Simulation, out: Path, engine: DaskEngine,
         prepare_directory(out, sim.params())
         repaired = drop_damaged_parts(sim, out, notice)
         gaps = missing_ranges(out, sim.first, sim.end)
-        ranges = task_ranges(gaps, sim.chunk)
+        ranges = chunk_ranges(gaps, sim.chunk)
         todo = sum(b - a for a, b in gaps)
         done_before = sim.deals - todo
         if todo:

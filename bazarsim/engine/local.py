@@ -38,6 +38,12 @@ def split_range(start: int, end: int, pieces: int) -> list[tuple[int, int]]:
     return [(cuts[k], cuts[k + 1]) for k in range(pieces)]
 
 
+def chunk_ranges(gaps: list[tuple[int, int]], chunk: int) -> list[tuple[int, int]]:
+    """The missing ranges cut into pieces of at most ``chunk`` deals: the local engine's
+    chunks, the Dask engine's tasks."""
+    return [(s, min(b, s + chunk)) for a, b in gaps for s in range(a, b, chunk)]
+
+
 def engine_record(name: str, **how: object) -> dict:
     """The manifest's record of one engine run (not part of the dataset's identity)."""
     from bazarsim import __version__
@@ -82,18 +88,16 @@ def run_local(sim: Simulation, out: Path,
     pending: list[Future] = []
     written = 0
     try:
-        for a, b in gaps:
-            for start in range(a, b, sim.chunk):
-                end = min(b, start + sim.chunk)
-                rows = sim.compute_range(start, end)
-                for f in pending:  # at most two chunks in memory
-                    f.result()
-                pending = [pool.submit(write_part, sim.slice_range(rows, s0 - start, s0, s1),
-                                       out / part_name(s0, s1), sim.compression)
-                           for s0, s1 in split_range(start, end, sim.writers)]
-                written += end - start
-                if progress:
-                    progress(done_before + written, sim.deals)
+        for start, end in chunk_ranges(gaps, sim.chunk):
+            rows = sim.compute_range(start, end)
+            for f in pending:  # at most two chunks in memory
+                f.result()
+            pending = [pool.submit(write_part, sim.slice_range(rows, s0 - start, s0, s1),
+                                   out / part_name(s0, s1), sim.compression)
+                       for s0, s1 in split_range(start, end, sim.writers)]
+            written += end - start
+            if progress:
+                progress(done_before + written, sim.deals)
         for f in pending:
             f.result()
     finally:
