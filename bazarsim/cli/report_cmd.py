@@ -100,4 +100,4 @@ def report_command(
     write_html(page, out, data)
 
 
-__all__ = ["app", "check_html", "write_html"]
+__all__ = ["HtmlDataOpt", "app", "check_html", "check_html_data", "write_html"]
