@@ -15,6 +15,12 @@ them, are in ``reports/solver-notes.md``):
   best lead), keyed on the hands and the leader with each suit's worthless bottom run
   made canonical, which is the same game; cleared by a generation counter, never zeroed,
   so the probes of one position share it.
+* ``O_SHAPE`` (with ``O_TT``): the table is keyed on each suit's live cards in strength
+  order and who holds them, whatever their ranks, and an entry keeps the live cards it
+  was searched with. Two positions of one shape are the same game up to the cards'
+  points, so an entry's bounds hold for another position of its shape once shifted by
+  the point differences of the paired cards (:func:`_shape_shift`). This halves the
+  nodes of a full deal.
 * ``O_BOUNDS``: at a trick boundary the value lies in ``[0, points left]``.
 * ``O_SURE``: a trump above every trump of the other side wins whatever trick it falls
   in: its points are a sure floor for its side.
@@ -92,10 +98,11 @@ O_HINTS = 16384
 O_ENDGAME3 = 32768
 O_SPAREMASTER = 1 << 16
 O_SUREHOLD = 1 << 17
+O_SHAPE = 1 << 18
 O_ALL = (
     O_TT | O_BOUNDS | O_EQUIV | O_ORDER | O_LEADTOP | O_ENDGAME | O_SURE
     | O_QUICK | O_DOMINANCE | O_PVS | O_ROOTLOOK | O_ENDCACHE | O_HINTS | O_ENDGAME3
-    | O_SPAREMASTER | O_SUREHOLD
+    | O_SPAREMASTER | O_SUREHOLD | O_SHAPE
 )
 OPTION_NAMES = {
     "tt": O_TT,
@@ -114,6 +121,7 @@ OPTION_NAMES = {
     "endgame3": O_ENDGAME3,
     "sparemaster": O_SPAREMASTER,
     "surehold": O_SUREHOLD,
+    "shape": O_SHAPE,
 }
 
 # Drivers of the exact value.
@@ -171,6 +179,7 @@ class SearchContext(NamedTuple):
     tt_lo: np.ndarray  # int16[2^tt_bits]
     tt_hi: np.ndarray  # int16[2^tt_bits]
     tt_best: np.ndarray  # int8[2^tt_bits]
+    tt_live: np.ndarray  # int64[2^tt_bits]: the entry's live cards (``O_SHAPE``)
     stats: np.ndarray  # int64[N_STATS]: generation, nodes, options... (``S_*`` slots)
     hints: np.ndarray  # int64[2^_HINT_BITS]: best-move hints (``O_HINTS``)
     # Flat per-trick / per-ply buffers, indexed with offsets: row views would cost an
@@ -210,6 +219,7 @@ def new_context(tt_bits=DEFAULT_TT_BITS, opts=O_ALL):
         np.zeros(size, np.int16),
         np.zeros(size, np.int16),
         np.zeros(size, np.int8),
+        np.zeros(size, np.int64),
         stats,
         np.zeros(1 << _HINT_BITS, np.int64),  # their keys hold the generation
         np.zeros(10 * 4, np.int64),
@@ -1136,6 +1146,48 @@ def _tt_key(hands, zc):
 
 
 @nb.njit(cache=True, _nrt=False, forceinline=True)
+def _shape_shift(old, new, pts):
+    """How much lower and higher the N-S value of a position with live cards ``new``
+    can be than that of one with live cards ``old`` of the same shape (``O_SHAPE``).
+
+    The two positions are the same game up to the cards' points: each suit's live cards
+    in strength order, held by the same hands. Pair them in that order; a line played
+    in both takes the same tricks, and every pair's point difference goes to N-S only
+    when N-S win the trick the card falls in.
+    """
+    dlo = np.int64(0)
+    dhi = np.int64(0)
+    for su in range(4):
+        a = (old >> (8 * su)) & 0xFF
+        b = (new >> (8 * su)) & 0xFF
+        while a != b:  # pairs of equal cards differ by nothing
+            x = lowest_bit(a)
+            y = lowest_bit(b)
+            a &= a - 1
+            b &= b - 1
+            d = pts[(8 * su + y) & 31] - pts[(8 * su + x) & 31]
+            if d < 0:
+                dlo += d
+            else:
+                dhi += d
+    return dlo, dhi
+
+
+@nb.njit(cache=True, _nrt=False, forceinline=True)
+def _same_rank(c, old, new):
+    """The card of ``new`` in ``c``'s place among its suit's live cards of ``old``."""
+    su = c >> 3
+    a = (old >> (8 * su)) & 0xFF
+    b = (new >> (8 * su)) & 0xFF
+    k = popcount32(a & ((1 << (c & 7)) - 1))
+    for _ in range(k):
+        b &= b - 1
+    if b == 0:
+        return np.int64(_NO_CARD)
+    return 8 * su + lowest_bit(b)
+
+
+@nb.njit(cache=True, _nrt=False, forceinline=True)
 def _tt_probe(hands, ld, al, be, root_move, ctx):
     """Look a trick-boundary position up in the table of ``ctx``. Returns the value if an
     entry decides the window ``(al, be)`` (else -1), the slot (-1: none), the key, the
@@ -1155,6 +1207,15 @@ def _tt_probe(hands, ld, al, be, root_move, ctx):
         lo = np.int64(ctx.tt_lo[slot])
         hi = np.int64(ctx.tt_hi[slot])
         tt_move = np.int64(ctx.tt_best[slot])
+        live = hands[0] | hands[1] | hands[2] | hands[3]
+        old = ctx.tt_live[slot]
+        if old != live:
+            # the same shape with other cards (``O_SHAPE``): the bounds shifted
+            dlo, dhi = _shape_shift(old, live, ctx.lay_points)
+            lo += dlo
+            hi += dhi
+            if tt_move >= 0:
+                tt_move = _same_rank(tt_move, old, live)
         ret = _bounds_decide(lo, hi, al, be)
         if ret < 0:
             al = max(al, lo)
@@ -1163,16 +1224,23 @@ def _tt_probe(hands, ld, al, be, root_move, ctx):
 
 
 @nb.njit(cache=True, _nrt=False, forceinline=True)
-def _tt_put(slot, key_a, key_b, tag, ld, rem, best, a0, b0, bestc, ctx):
+def _tt_put(hands, slot, key_a, key_b, tag, ld, rem, best, a0, b0, bestc, ctx):
     """Tighten (or create) the table entry of a trick-boundary position after a fail-soft
     search in the window ``(a0, b0)`` returned ``best`` (best lead ``bestc``); ``slot``,
     the key and the tag are :func:`_tt_probe`'s, ``rem`` every point left."""
     tt_a, tt_b, tt_tag, tt_lo, tt_hi, stats = (
         ctx.tt_a, ctx.tt_b, ctx.tt_tag, ctx.tt_lo, ctx.tt_hi, ctx.stats
     )
+    live = hands[0] | hands[1] | hands[2] | hands[3]
+    if slot >= 0 and not (tt_tag[slot] == tag and tt_a[slot] == key_a and tt_b[slot] == key_b):
+        slot = -1  # the entry found at the probe was replaced while the node was searched
     if slot >= 0:
         lo = np.int64(tt_lo[slot])
         hi = np.int64(tt_hi[slot])
+        if ctx.tt_live[slot] != live:  # another position of the same shape
+            dlo, dhi = _shape_shift(ctx.tt_live[slot], live, ctx.lay_points)
+            lo = max(lo + dlo, 0)
+            hi = min(hi + dhi, rem)
     else:
         lo = np.int64(0)
         hi = rem
@@ -1193,6 +1261,7 @@ def _tt_put(slot, key_a, key_b, tag, ld, rem, best, a0, b0, bestc, ctx):
     tt_lo[slot] = lo
     tt_hi[slot] = hi
     ctx.tt_best[slot] = bestc
+    ctx.tt_live[slot] = live
 
 
 # Frame fields of the explicit search stack (one row per ply).
@@ -1249,7 +1318,7 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
         k = 0
         for i in range(7, -1, -1):
             c = order[su, i]  # weakest first
-            if pts[c] != 0:
+            if pts[c] != 0 and not opts & O_SHAPE:
                 break
             zc[10 * su + k] = m
             m |= np.int64(1) << c
@@ -1348,7 +1417,7 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
                     if opts & O_HINTS and ((ret > al) if (ld & 1) == 0 else (ret < be)):
                         _hint_put(hints, hh, c0)
                     if opts & O_TT:
-                        _tt_put(slot, key_a, key_b, tag, ld, rem, ret, al, be, c0, ctx)
+                        _tt_put(hands, slot, key_a, key_b, tag, ld, rem, ret, al, be, c0, ctx)
                     done = True
         if not done:
             fr[sp * N_FRAME + _F_ALPHA] = al
@@ -1514,7 +1583,7 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
             best = fr[sp * N_FRAME + _F_BEST]
             if nn == 0 and opts & O_TT:
                 _tt_put(
-                    fr[sp * N_FRAME + _F_SLOT], fr[sp * N_FRAME + _F_KA], fr[sp * N_FRAME + _F_KB],
+                    hands, fr[sp * N_FRAME + _F_SLOT], fr[sp * N_FRAME + _F_KA], fr[sp * N_FRAME + _F_KB],
                     fr[sp * N_FRAME + _F_TAG], ld, fr[sp * N_FRAME + _F_REM], best,
                     fr[sp * N_FRAME + _F_A0], fr[sp * N_FRAME + _F_B0], fr[sp * N_FRAME + _F_BESTC],
                     ctx,
