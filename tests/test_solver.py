@@ -354,7 +354,8 @@ def test_full_deals_all_off_vs_all_on_smoke():
 @pytest.mark.parametrize(
     "opt",
     ["tt", "bounds", "equiv", "order", "leadtop", "endgame", "sure", "quick",
-     "dominance", "pvs", "rootlook", "hints", "endgame3", "sparemaster", "surehold"],
+     "dominance", "pvs", "rootlook", "hints", "endgame3", "sparemaster", "surehold",
+     "shape"],
 )
 def test_each_optimisation_alone_agrees(opt):
     from bazarsim.dd.search import O_ORDER, O_TT
@@ -363,6 +364,8 @@ def test_each_optimisation_alone_agrees(opt):
     opts = OPTION_NAMES[opt]
     if opt == "rootlook":
         opts |= O_TT | O_ORDER  # its lead reaches the root as the table move
+    if opt == "shape":
+        opts |= O_TT  # it changes the table's key
     if opt in ("hints", "sparemaster", "surehold"):
         opts |= O_ORDER  # they act through the ordering
     # PVS acts only in open windows: give it the full-window driver

@@ -1106,6 +1106,33 @@ def _bounds_tighten(lo, hi, v, al, be):
     return v, v
 
 
+def _pack_nibbles() -> np.ndarray:
+    """``[16 m + x]``: the bits of ``x`` at the set bits of ``m`` packed down, for 4-bit
+    ``m`` and ``x`` (a software ``pext``), and ``[256 + m]`` the set bits of ``m``."""
+    t = np.zeros(256 + 16, np.int64)
+    for m in range(16):
+        for x in range(16):
+            k = 0
+            for b in range(4):
+                if (m >> b) & 1:
+                    if (x >> b) & 1:
+                        t[16 * m + x] |= 1 << k
+                    k += 1
+        t[256 + m] = bin(m).count("1")
+    return t
+
+
+_PACK4 = _pack_nibbles()
+
+
+@nb.njit(cache=True, _nrt=False, forceinline=True)
+def _pack8(x, m):
+    """The bits of byte ``x`` at the set bits of byte ``m``, packed into the low bits."""
+    lo = _PACK4[((m & 15) << 4) | (x & 15)]
+    hi = _PACK4[(m & 0xF0) | ((x >> 4) & 15)]
+    return lo | (hi << _PACK4[256 + (m & 15)])
+
+
 @nb.njit(cache=True, _nrt=False, forceinline=True)
 def _tt_key(hands, zc):
     """The table's key of a trick-boundary position: the four hands with the live cards
@@ -1122,26 +1149,16 @@ def _tt_key(hands, zc):
             continue
         # in the search layout the run is the suit's lowest bits: deal its live cards
         # again from the suit's weakest card up, in order
-        n0 = h0 & zr
-        n1 = h1 & zr
-        n2 = h2 & zr
-        h0 ^= n0
-        h1 ^= n1
-        h2 ^= n2
-        h3 &= ~zr
-        dbit = np.int64(1) << (8 * su)
-        while lz != 0:
-            b = lz & -lz
-            lz ^= b
-            if n0 & b:
-                h0 |= dbit
-            elif n1 & b:
-                h1 |= dbit
-            elif n2 & b:
-                h2 |= dbit
-            else:
-                h3 |= dbit
-            dbit <<= 1
+        sh = 8 * su
+        m = (lz >> sh) & 0xFF
+        n0 = _pack8((h0 >> sh) & m, m)
+        n1 = _pack8((h1 >> sh) & m, m)
+        n2 = _pack8((h2 >> sh) & m, m)
+        n3 = ((1 << popcount32(m)) - 1) & ~(n0 | n1 | n2)
+        h0 = (h0 & ~zr) | (n0 << sh)
+        h1 = (h1 & ~zr) | (n1 << sh)
+        h2 = (h2 & ~zr) | (n2 << sh)
+        h3 = (h3 & ~zr) | (n3 << sh)
     return h0 | (h1 << 32), h2 | (h3 << 32)
 
 
@@ -1583,8 +1600,9 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
             best = fr[sp * N_FRAME + _F_BEST]
             if nn == 0 and opts & O_TT:
                 _tt_put(
-                    hands, fr[sp * N_FRAME + _F_SLOT], fr[sp * N_FRAME + _F_KA], fr[sp * N_FRAME + _F_KB],
-                    fr[sp * N_FRAME + _F_TAG], ld, fr[sp * N_FRAME + _F_REM], best,
+                    hands, fr[sp * N_FRAME + _F_SLOT], fr[sp * N_FRAME + _F_KA],
+                    fr[sp * N_FRAME + _F_KB], fr[sp * N_FRAME + _F_TAG], ld,
+                    fr[sp * N_FRAME + _F_REM], best,
                     fr[sp * N_FRAME + _F_A0], fr[sp * N_FRAME + _F_B0], fr[sp * N_FRAME + _F_BESTC],
                     ctx,
                 )

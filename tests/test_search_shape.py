@@ -1,0 +1,146 @@
+"""The shape-keyed table (``O_SHAPE``) against plain Python.
+
+Its key (each suit's live cards packed onto the suit's weakest cards, holders kept) is
+checked against a plain-Python packing; its bit packer against a loop over bits; and the
+claim the shifted bounds rest on, that two positions of one shape differ in value by no
+more than the point differences of their paired cards, is checked on exact values
+solved with ``O_SHAPE`` off, for every contract kind.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from bazarsim.core.contracts import KIND_NAMES
+from bazarsim.dd.search import O_ALL, O_SHAPE, _pack8, _shape_shift, _tt_key
+from bazarsim.dd.solver import Solver
+from bazarsim.rules.play import contract_play
+from bazarsim.rules.rulesets import get_ruleset
+
+
+def pack8_ref(x: int, m: int) -> int:
+    """The bits of ``x`` at the set bits of ``m``, packed down, one bit at a time."""
+    out, k = 0, 0
+    for b in range(8):
+        if (m >> b) & 1:
+            out |= ((x >> b) & 1) << k
+            k += 1
+    return out
+
+
+def test_pack8_every_byte_pair():
+    for m in range(256):
+        for x in range(256):
+            assert _pack8(x & m, m) == pack8_ref(x & m, m), (x, m)
+
+
+def runs_table(lengths: list[int]) -> np.ndarray:
+    """The search's per-suit run masks (``bottom_runs``) for runs of these lengths."""
+    zc = np.zeros(40, np.int64)
+    for su, r in enumerate(lengths):
+        for k in range(r + 1):
+            zc[10 * su + k] = ((1 << k) - 1) << (8 * su)
+        zc[10 * su + 9] = ((1 << r) - 1) << (8 * su)
+    return zc
+
+
+def key_ref(hands: list[int], lengths: list[int]) -> tuple[int, int]:
+    """Each suit's live cards inside its run dealt again onto the run's lowest cards, in
+    order, each to the hand that held it; the cards above the run unchanged."""
+    out = [0, 0, 0, 0]
+    for su, r in enumerate(lengths):
+        run = ((1 << r) - 1) << (8 * su)
+        for h in range(4):
+            out[h] |= hands[h] & (0xFF << (8 * su)) & ~run
+        live = [c for c in range(8 * su, 8 * su + 8) if any((h >> c) & 1 for h in hands)
+                and (run >> c) & 1]
+        for i, c in enumerate(live):
+            owner = next(h for h in range(4) if (hands[h] >> c) & 1)
+            out[owner] |= 1 << (8 * su + i)
+    return out[0] | (out[1] << 32), out[2] | (out[3] << 32)
+
+
+def test_key_matches_plain_python():
+    rng = np.random.default_rng(5)
+    for _ in range(3000):
+        lengths = [int(x) for x in rng.integers(0, 9, 4)]
+        perm = rng.permutation(32)
+        size = int(rng.integers(1, 9))
+        hands = [sum(1 << int(c) for c in perm[h * size:(h + 1) * size]) for h in range(4)]
+        # some cards already played
+        gone = int(rng.integers(0, 1 << 32)) & int(rng.integers(0, 1 << 32))
+        hands = [h & ~gone for h in hands]
+        got = _tt_key(np.array(hands, np.int64), runs_table(lengths))
+        # the kernel's words are int64: compare them as 64-bit patterns
+        want = tuple(v & (2**64 - 1) for v in key_ref(hands, lengths))
+        assert tuple(int(v) & (2**64 - 1) for v in got) == want, (hands, lengths)
+
+
+def same_shape(rng: np.random.Generator, hands: np.ndarray, strength: np.ndarray) -> np.ndarray:
+    """A random position of the shape of ``hands``: in each suit as many live cards, the
+    k-th strongest of them held by the hand that holds the k-th strongest in ``hands``."""
+    out = np.zeros(4, np.uint32)
+    for su in range(4):
+        cards = range(8 * su, 8 * su + 8)
+        live = sorted((c for c in cards if any((int(h) >> c) & 1 for h in hands)),
+                      key=lambda c: strength[c])
+        pick = sorted(rng.choice(list(cards), len(live), replace=False), key=lambda c: strength[c])
+        for old, new in zip(live, pick, strict=True):
+            owner = next(h for h in range(4) if (int(hands[h]) >> old) & 1)
+            out[owner] |= np.uint32(1 << int(new))
+    return out
+
+
+def shift_ref(a: np.ndarray, b: np.ndarray, points: np.ndarray, strength: np.ndarray):
+    """Sum of the negative and of the positive point differences of the cards of ``b``
+    against those of ``a`` in the same place (suit and strength order)."""
+    lo = hi = 0
+    for su in range(4):
+        def live(hands, su=su):
+            return sorted((c for c in range(8 * su, 8 * su + 8)
+                           if any((int(h) >> c) & 1 for h in hands)), key=lambda c: strength[c])
+        for x, y in zip(live(a), live(b), strict=True):
+            d = int(points[y]) - int(points[x])
+            lo, hi = lo + min(d, 0), hi + max(d, 0)
+    return lo, hi
+
+
+def layout_live(hands: np.ndarray, strength: np.ndarray) -> int:
+    """The live cards in the search layout (card ``8 s + k``: the k-th weakest of suit s)."""
+    out = 0
+    for c in range(32):
+        if any((int(h) >> c) & 1 for h in hands):
+            out |= 1 << ((c & ~7) | int(strength[c]))
+    return out
+
+
+@pytest.mark.parametrize("kind", range(6), ids=lambda k: KIND_NAMES[k])
+def test_same_shape_values_differ_within_the_shift(kind):
+    rs = get_ruleset("bazar")
+    play = contract_play(rs, kind)
+    lay_points = np.zeros(32, np.int64)
+    for c in range(32):
+        lay_points[(c & ~7) | int(play.strength[c])] = play.points[c]
+    plain = Solver(opts=O_ALL & ~O_SHAPE)
+    rng = np.random.default_rng(40 + kind)
+    shifted = 0
+    for _ in range(400):
+        size = int(rng.integers(2, 5))
+        perm = rng.permutation(32)
+        a = np.zeros(4, np.uint32)
+        for h in range(4):
+            for c in perm[h * size:(h + 1) * size]:
+                a[h] |= np.uint32(1 << int(c))
+        b = same_shape(rng, a, play.strength)
+        lo, hi = shift_ref(a, b, play.points, play.strength)
+        # the kernel's shift, in the search layout, is the same
+        got = _shape_shift(layout_live(a, play.strength), layout_live(b, play.strength),
+                           lay_points)
+        assert (int(got[0]), int(got[1])) == (lo, hi)
+        leader = int(rng.integers(0, 4))
+        va = plain.solve(a, kind, leader, rs).ns_points
+        vb = plain.solve(b, kind, leader, rs).ns_points
+        assert va + lo <= vb <= va + hi, (a, b, va, vb, lo, hi)
+        shifted += va != vb
+    assert shifted > 0  # the sample holds positions whose values do differ
