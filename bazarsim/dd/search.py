@@ -13,8 +13,8 @@ them, are in ``reports/solver-notes.md``):
 
 * ``O_TT``: a transposition table at trick boundaries (bounds on the points left and the
   best lead), keyed on the hands and the leader with each suit's worthless bottom run
-  made canonical, which is the same game; cleared by a generation counter, never zeroed,
-  so the probes of one position share it.
+  made canonical (without ``O_SHAPE``), which is the same game; cleared by a generation
+  counter, never zeroed, so the probes of one position share it.
 * ``O_SHAPE`` (with ``O_TT``): the table is keyed on each suit's live cards in strength
   order and who holds them, whatever their ranks, and an entry keeps the live cards it
   was searched with. Two positions of one shape are the same game up to the cards'
@@ -154,9 +154,9 @@ N_STATS = 9
 # Generations wrap before the endgame cache's key runs out of bits (see ``new_search``).
 _GEN_LIMIT = 1 << 29
 
-# Slots of the table (``O_TT``): 2^14 (29 bytes a slot, 464 KB) leaves the table, the
-# endgame cache and the hints inside a 1 MB L2; larger tables were slower for a few
-# nodes fewer (reports/solver-notes.md).
+# Slots of the table (``O_TT``): 2^14 (37 bytes a slot with the live cards, 592 KB);
+# with the shape key 2^13 to 2^16 slots search within 1 % of the same nodes, and larger
+# tables were slower (reports/solver-notes.md).
 DEFAULT_TT_BITS = 14
 _E2_SIZE = 1 << 15  # slots of the two-trick endgame cache (direct-mapped)
 _C1 = 0x5851F42D4C957F2D
