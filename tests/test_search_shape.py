@@ -18,6 +18,8 @@ from bazarsim.dd.solver import Solver
 from bazarsim.rules.play import contract_play
 from bazarsim.rules.rulesets import get_ruleset
 
+from .test_solver import random_position
+
 
 def pack8_ref(x: int, m: int) -> int:
     """The bits of ``x`` at the set bits of ``m``, packed down, one bit at a time."""
@@ -126,12 +128,7 @@ def test_same_shape_values_differ_within_the_shift(kind):
     rng = np.random.default_rng(40 + kind)
     shifted = 0
     for _ in range(400):
-        size = int(rng.integers(2, 5))
-        perm = rng.permutation(32)
-        a = np.zeros(4, np.uint32)
-        for h in range(4):
-            for c in perm[h * size:(h + 1) * size]:
-                a[h] |= np.uint32(1 << int(c))
+        a = random_position(rng, int(rng.integers(2, 5)))
         b = same_shape(rng, a, play.strength)
         lo, hi = shift_ref(a, b, play.points, play.strength)
         # the kernel's shift, in the search layout, is the same

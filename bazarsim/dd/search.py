@@ -19,8 +19,7 @@ them, are in ``reports/solver-notes.md``):
   order and who holds them, whatever their ranks, and an entry keeps the live cards it
   was searched with. Two positions of one shape are the same game up to the cards'
   points, so an entry's bounds hold for another position of its shape once shifted by
-  the point differences of the paired cards (:func:`_shape_shift`). This halves the
-  nodes of a full deal.
+  the point differences of the paired cards (:func:`_shape_shift`).
 * ``O_BOUNDS``: at a trick boundary the value lies in ``[0, points left]``.
 * ``O_SURE``: a trump above every trump of the other side wins whatever trick it falls
   in: its points are a sure floor for its side.
@@ -154,9 +153,8 @@ N_STATS = 9
 # Generations wrap before the endgame cache's key runs out of bits (see ``new_search``).
 _GEN_LIMIT = 1 << 29
 
-# Slots of the table (``O_TT``): 2^14 (37 bytes a slot with the live cards, 592 KB);
-# with the shape key 2^13 to 2^16 slots search within 1 % of the same nodes, and larger
-# tables were slower (reports/solver-notes.md).
+# Slots of the table (``O_TT``): 2^14, 37 bytes a slot with the live cards (592 KB); how
+# the size was chosen is in reports/solver-notes.md.
 DEFAULT_TT_BITS = 14
 _E2_SIZE = 1 << 15  # slots of the two-trick endgame cache (direct-mapped)
 _C1 = 0x5851F42D4C957F2D
@@ -189,8 +187,8 @@ class SearchContext(NamedTuple):
     scores: np.ndarray  # int64[40 * 8]: their ordering scores
     frames: np.ndarray  # int64[40 * N_FRAME]: the explicit stack (``_F_*`` fields)
     same_points: np.ndarray  # int64[32]: per card, the other cards of its suit worth the same
-    # per suit s: [10 s + k] the k weakest cards of its worthless bottom run, [10 s + 9]
-    # the whole run (the table's canonical key)
+    # per suit s: [10 s + k] the k weakest cards of the run the table's key packs (its
+    # worthless bottom run, or the whole suit with ``O_SHAPE``), [10 s + 9] the whole run
     bottom_runs: np.ndarray  # int64[40]
     # the contract's ContractPlay fields in the search layout (see ``to_layout``)
     lay_points: np.ndarray  # int64[32]
@@ -1108,8 +1106,8 @@ def _bounds_tighten(lo, hi, v, al, be):
 
 def _pack_nibbles() -> np.ndarray:
     """``[16 m + x]``: the bits of ``x`` at the set bits of ``m`` packed down, for 4-bit
-    ``m`` and ``x`` (a software ``pext``), and ``[256 + m]`` the set bits of ``m``."""
-    t = np.zeros(256 + 16, np.int64)
+    ``m`` and ``x`` (a software ``pext``)."""
+    t = np.zeros(256, np.int64)
     for m in range(16):
         for x in range(16):
             k = 0
@@ -1118,7 +1116,6 @@ def _pack_nibbles() -> np.ndarray:
                     if (x >> b) & 1:
                         t[16 * m + x] |= 1 << k
                     k += 1
-        t[256 + m] = bin(m).count("1")
     return t
 
 
@@ -1130,14 +1127,15 @@ def _pack8(x, m):
     """The bits of byte ``x`` at the set bits of byte ``m``, packed into the low bits."""
     lo = _PACK4[((m & 15) << 4) | (x & 15)]
     hi = _PACK4[(m & 0xF0) | ((x >> 4) & 15)]
-    return lo | (hi << _PACK4[256 + (m & 15)])
+    return lo | (hi << popcount32(m & 15))
 
 
 @nb.njit(cache=True, _nrt=False, forceinline=True)
 def _tt_key(hands, zc):
     """The table's key of a trick-boundary position: the four hands with the live cards
-    of each suit's worthless bottom run (7-8-9, or every card when counting tricks) moved
-    down onto its weakest cards, in order, keeping their owners (an equivalent position)."""
+    of each suit's run ``zc`` (its worthless 7-8-9, or the whole suit with ``O_SHAPE`` or
+    when counting tricks) moved down onto its weakest cards, in order, keeping their
+    owners."""
     h0 = hands[0]
     h1 = hands[1]
     h2 = hands[2]
