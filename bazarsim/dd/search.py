@@ -42,6 +42,9 @@ them, are in ``reports/solver-notes.md``):
 * ``O_HINTS``: a node's best move is kept under the hand to play, the card holding the
   trick and the suit led, and tried first where that hand faces that card again: the
   same reply usually refutes the other hands' variations too.
+* ``O_LAZY``: where the table or a hint names a legal move, it is searched before the
+  node's other moves are generated and ordered, which happens only if it does not cut
+  (it cuts at most nodes that cut at all).
 * ``O_ENDGAME``: two tricks left are solved in place by :func:`two_tricks` (at most 16
   lines), ``O_ENDCACHE`` keeps bounds on their values (most recur within a search), and
   ``O_ENDGAME3`` plays three tricks left in plain nested loops (:func:`three_tricks`):
@@ -98,10 +101,11 @@ O_ENDGAME3 = 32768
 O_SPAREMASTER = 1 << 16
 O_SUREHOLD = 1 << 17
 O_SHAPE = 1 << 18
+O_LAZY = 1 << 19
 O_ALL = (
     O_TT | O_BOUNDS | O_EQUIV | O_ORDER | O_LEADTOP | O_ENDGAME | O_SURE
     | O_QUICK | O_DOMINANCE | O_PVS | O_ROOTLOOK | O_ENDCACHE | O_HINTS | O_ENDGAME3
-    | O_SPAREMASTER | O_SUREHOLD | O_SHAPE
+    | O_SPAREMASTER | O_SUREHOLD | O_SHAPE | O_LAZY
 )
 OPTION_NAMES = {
     "tt": O_TT,
@@ -121,6 +125,7 @@ OPTION_NAMES = {
     "sparemaster": O_SPAREMASTER,
     "surehold": O_SUREHOLD,
     "shape": O_SHAPE,
+    "lazy": O_LAZY,
 }
 
 # Drivers of the exact value.
@@ -772,6 +777,42 @@ def _order_moves(
 
 
 @nb.njit(cache=True, _nrt=False, forceinline=True)
+def _node_moves(
+    hands, p, legal, tr, off, n, led, widx, wkey, tt_move, skip, pts, stren, above, rules,
+    opts, mv, sc, mo, eq,
+):
+    """The moves of a node, ordered, into ``mv[mo:]`` (:func:`_gen_moves` then
+    :func:`_order_moves`), without the card ``skip`` (a move searched already, or -1);
+    returns how many. ``wkey`` is the trick's key so far (unused when leading)."""
+    trump = rules[R_TRUMP]
+    hi_ns = -1
+    hi_ew = -1
+    if n == 0:
+        wkey = np.int64(-1)
+    elif legal & (legal - 1) != 0:
+        hi_ns, hi_ew = _threats(hands, p, n, led, trump, stren)
+    else:
+        wkey = np.int64(-1)
+    nm = _gen_moves(
+        hands, p, legal, tr, off, n, led, widx, wkey, hi_ns, hi_ew, pts, stren, rules, opts,
+        mv, mo, eq,
+    )
+    if skip >= 0:
+        j = 0
+        for i in range(nm):
+            c = mv[mo + i]
+            if c != skip:
+                mv[mo + (j & 7)] = c
+                j += 1
+        nm = j
+    _order_moves(
+        mv, sc, mo, nm, p, n, led, widx, wkey, hi_ew if (p & 1) == 0 else hi_ns, tt_move,
+        pts, stren, above, trump, hands, opts,
+    )
+    return nm
+
+
+@nb.njit(cache=True, _nrt=False, forceinline=True)
 def _boundary_cut(hands, ld, rem, al, be, pts, rules, opts):
     """Cheap cuts at a trick boundary (``O_BOUNDS``, ``O_SURE``, ``O_QUICK``).
 
@@ -1305,7 +1346,10 @@ _F_WKEY = 19
 _F_WIDX = 20
 _F_BLED = 21
 _F_BTR = 22
-N_FRAME = 23
+# ``O_LAZY``: 1 while only the table's or hint's move is listed (the others not generated
+# yet), 2 once the others are (all of them after a first move, for PVS)
+_F_LAZY = 23
+N_FRAME = 24
 
 
 @nb.njit(cache=True, _nrt=False)
@@ -1444,30 +1488,31 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
             mo = 8 * sp
             led = -1
             widx = 0
-            wkey = -1
-            hi_ns = -1
-            hi_ew = -1
             legal = hands[p]
             if nn > 0:
                 led = (tricks[toff] >> 3) & 3
                 widx = fr[sp * N_FRAME + _F_WIDX]
-                bl = fr[sp * N_FRAME + _F_BLED]
-                bt = fr[sp * N_FRAME + _F_BTR]
-                legal = legal_given(legal, nn, led, widx, bl, bt, trump, above, rules)
-                if legal & (legal - 1) != 0:
-                    wkey = fr[sp * N_FRAME + _F_WKEY]
-                    hi_ns, hi_ew = _threats(hands, p, nn, led, trump, stren)
-            nm = _gen_moves(
-                hands, p, legal, tricks, toff, nn, led, widx, wkey, hi_ns, hi_ew, pts, stren,
-                rules, opts, moves, mo, eq,
-            )
-            if nm > 1 and tt_move == _NO_CARD and opts & O_HINTS:
-                hh = _hint_hash(hands, p, tricks, toff, nn, stats[S_GEN], widx)
-                tt_move = _hint_get(hints, hh)
-            _order_moves(
-                moves, scores, mo, nm, p, nn, led, widx, wkey, hi_ew if (p & 1) == 0 else hi_ns,
-                tt_move, pts, stren, above, trump, hands, opts,
-            )
+                legal = legal_given(
+                    legal, nn, led, widx, fr[sp * N_FRAME + _F_BLED], fr[sp * N_FRAME + _F_BTR],
+                    trump, above, rules,
+                )
+            lazy = 0
+            if legal & (legal - 1) != 0:
+                if tt_move == _NO_CARD and opts & O_HINTS:
+                    hh = _hint_hash(hands, p, tricks, toff, nn, stats[S_GEN], widx)
+                    tt_move = _hint_get(hints, hh)
+                if opts & O_LAZY and tt_move >= 0 and (legal >> (tt_move & 31)) & 1:
+                    lazy = 1
+            if lazy:
+                # the table's or hint's move alone; the others only if it does not cut
+                moves[mo] = tt_move
+                nm = 1
+            else:
+                nm = _node_moves(
+                    hands, p, legal, tricks, toff, nn, led, widx, fr[sp * N_FRAME + _F_WKEY],
+                    tt_move, _NO_CARD, pts, stren, above, rules, opts, moves, scores, mo, eq,
+                )
+            fr[sp * N_FRAME + _F_LAZY] = lazy
             fr[sp * N_FRAME + _F_NM] = nm
             fr[sp * N_FRAME + _F_K] = 0
             fr[sp * N_FRAME + _F_SCOUT] = 0
@@ -1488,7 +1533,7 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
                 hands[p] ^= np.int64(1) << c
                 hp += pts[c]
                 v = ret + fr[sp * N_FRAME + _F_NS]
-                if nn > 0 and fr[sp * N_FRAME + _F_NM] == 1:
+                if nn > 0 and fr[sp * N_FRAME + _F_NM] == 1 and fr[sp * N_FRAME + _F_LAZY] == 0:
                     # one card to search (forced, or its cards all alike) and no table or
                     # hint to keep: the node's value is that card's, so return it at once.
                     ret = v
@@ -1521,6 +1566,28 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
             k = fr[sp * N_FRAME + _F_K] & 15
             al = fr[sp * N_FRAME + _F_ALPHA]
             be = fr[sp * N_FRAME + _F_BETA]
+            if k >= fr[sp * N_FRAME + _F_NM] and al < be and fr[sp * N_FRAME + _F_LAZY] == 1:
+                # the first move did not cut: list the node's other moves
+                p = (ld + nn) & 3
+                toff = 4 * tn
+                led = -1
+                widx = 0
+                legal = hands[p]
+                if nn > 0:
+                    led = (tricks[toff] >> 3) & 3
+                    widx = fr[sp * N_FRAME + _F_WIDX]
+                    legal = legal_given(
+                        legal, nn, led, widx, fr[sp * N_FRAME + _F_BLED],
+                        fr[sp * N_FRAME + _F_BTR], trump, above, rules,
+                    )
+                first = moves[8 * sp] & 31
+                fr[sp * N_FRAME + _F_NM] = _node_moves(
+                    hands, p, legal, tricks, toff, nn, led, widx, fr[sp * N_FRAME + _F_WKEY],
+                    _NO_CARD, first, pts, stren, above, rules, opts, moves, scores, 8 * sp, eq,
+                )
+                fr[sp * N_FRAME + _F_LAZY] = 2
+                k = 0
+                fr[sp * N_FRAME + _F_K] = 0
             if k < fr[sp * N_FRAME + _F_NM] and al < be:
                 # play the next move and descend
                 p = (ld + nn) & 3
@@ -1539,7 +1606,7 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
                         al = fr[sp * N_FRAME + _F_RSV] - 1
                     else:
                         be = fr[sp * N_FRAME + _F_RSV] + 1
-                elif k > 0 and be - al > 1 and opts & O_PVS:
+                elif (k > 0 or fr[sp * N_FRAME + _F_LAZY] == 2) and be - al > 1 and opts & O_PVS:
                     fr[sp * N_FRAME + _F_SCOUT] = 1  # later moves: prove them no better first
                     if (p & 1) == 0:
                         be = al + 1
@@ -1604,7 +1671,7 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
                     fr[sp * N_FRAME + _F_A0], fr[sp * N_FRAME + _F_B0], fr[sp * N_FRAME + _F_BESTC],
                     ctx,
                 )
-            if opts & O_HINTS and fr[sp * N_FRAME + _F_NM] > 1:
+            if opts & O_HINTS and (fr[sp * N_FRAME + _F_NM] > 1 or fr[sp * N_FRAME + _F_LAZY]):
                 # the best move of a node that did not fail low (a cut-off, or the best
                 # of an open window): a hint for the same hand facing the same holder
                 p = (ld + nn) & 3
