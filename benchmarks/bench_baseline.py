@@ -6,9 +6,11 @@ and per contract kind the exact value on one thread (median, mean, p99 ms; mean 
 Each side runs in fresh processes of its own (renamed copies from
 :mod:`benchmarks.ab_solver`, each with its Numba cache), in interleaved rounds that
 alternate which side goes first; the best of each side is kept (highest rate; per deal,
-the lowest time). On a shared, noisy host only the ratios of one run mean much. Both
-sides must give the same values (points, totals, capot flags), or this raises. The
-issue's limits are reported as pass/fail notes, never asserted.
+the lowest time). On a shared, noisy host only the ratios of one run mean much, and
+the steadiest is the paired row: both copies in one process, each set of deals run by
+the two sides back to back (:func:`_paired_child`). Both sides must give the same
+values (points, totals, capot flags), or this raises. The issue's limits are reported
+as pass/fail notes, never asserted.
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ LIMITS_MS = {"median": 0.6, "mean": 1.0, "p99": 6.0}  # exact value, per kind
 # Values compared between the sides (nodes may differ: that is what a change does).
 VALUE_FIELDS = ("ns_points", "total", "capot_ns", "capot_ew")
 SIDES = ("bz_base", "bz_work")
+# the paired measurement's sets of deals (each run in turn by both sides)
+PAIRED_SETS = 8
 
 
 # --- child: one side in its own process; imports nothing of bazarsim but its copy -------
@@ -79,6 +83,36 @@ def _child(home: str, package: str, deals_path: str, passes: int) -> None:
     print(json.dumps(out))
 
 
+def _paired_child(homes: list[str], deals_path: str, rounds: int) -> None:
+    """DD tables (capot flags, 2 threads) of both sides in one process, a set of deals at
+    a time, the two runs of a set back to back and in turn first: the host's slow spells
+    (a shared machine) then fall on both sides of a pair alike. One JSON line: each
+    side's time per run, in the same order."""
+    mods = []
+    for home, package in zip(homes, SIDES, strict=True):
+        sys.path.insert(0, home)
+        mods.append(importlib.import_module(f"{package}.dd.batch"))
+    with np.load(deals_path) as f:
+        tables = f["tables"]
+    numba.set_num_threads(min(THREADS, numba.config.NUMBA_NUM_THREADS))
+    for m in mods:
+        m.dd_tables(tables[:1], dealer=0, capot=True)  # load or compile, untimed
+    sets = np.array_split(tables, PAIRED_SETS)
+    times: list[list[float]] = [[], []]
+    for r in range(rounds):
+        for i, ds in enumerate(sets):
+            outs = {}
+            for side in ((0, 1) if (r + i) % 2 == 0 else (1, 0)):
+                t0 = time.perf_counter()
+                outs[side] = mods[side].dd_tables(ds, dealer=0, capot=True)
+                times[side].append(time.perf_counter() - t0)
+            for k, v in outs[0].items():
+                if k.split("_", 1)[1] in VALUE_FIELDS and not np.array_equal(v, outs[1][k]):
+                    raise RuntimeError(f"{k} differs between the sides (paired run)")
+    print(json.dumps({"base": times[0], "work": times[1],
+                      "sizes": [len(ds) for ds in sets] * rounds}))
+
+
 # --- parent: copies, rounds, rows -------------------------------------------------------
 
 def _run_side(home: Path, package: str, deals_path: Path, passes: int) -> dict:
@@ -91,8 +125,9 @@ def _run_side(home: Path, package: str, deals_path: Path, passes: int) -> dict:
     return json.loads(res.stdout.strip().splitlines()[-1])
 
 
-def _measure(n_tables: int, n_exact: int, rounds: int, passes: int) -> list[dict]:
-    """Warm-up run per side, then ``rounds`` interleaved rounds; every result kept."""
+def _measure(n_tables: int, n_exact: int, rounds: int, passes: int) -> tuple:
+    """Warm-up run per side, then ``rounds`` interleaved rounds (every result kept), then
+    the paired run of :func:`_paired_child`."""
     from .ab_solver import _base_id, _copy_revision, _copy_work, _kept_copy, _work_id
     from .bench_solver import deals
 
@@ -108,7 +143,14 @@ def _measure(n_tables: int, n_exact: int, rounds: int, passes: int) -> list[dict
         for r in range(rounds):
             for i in ((0, 1) if r % 2 == 0 else (1, 0)):
                 results[i].append(_run_side(homes[i], SIDES[i], full, passes))
-    return results
+        root = Path(__file__).resolve().parent.parent
+        cmd = [sys.executable, "-m", "benchmarks.bench_baseline", "--paired", str(homes[0]),
+               str(homes[1]), "--deals", str(full), "--passes", str(rounds)]
+        res = subprocess.run(cmd, cwd=root, capture_output=True, text=True)
+        if res.returncode != 0:
+            raise RuntimeError(f"paired run failed ({res.returncode}):\n{res.stderr[-3000:]}")
+        paired = json.loads(res.stdout.strip().splitlines()[-1])
+    return results[0], results[1], paired
 
 
 def _check_same(base: list[dict], work: list[dict]) -> None:
@@ -136,7 +178,7 @@ def collect(quick: bool, rounds: int | None = None) -> list[dict]:
     n_tables, n_exact = (12, 12) if quick else (N_TABLES, N_EXACT)
     rounds = rounds or (1 if quick else 3)
     passes = 1 if quick else 2
-    base, work = _measure(n_tables, n_exact, rounds, passes)
+    base, work, paired = _measure(n_tables, n_exact, rounds, passes)
     _check_same(base, work)
     threads = work[0]["threads"]
     how = f"best of {rounds} round{'s' * (rounds > 1)} x {passes} pass{'es' * (passes > 1)}"
@@ -153,6 +195,16 @@ def collect(quick: bool, rounds: int | None = None) -> list[dict]:
         rate[key] = (max(r[key] for r in work), max(r[key] for r in base))
         pair(f"DD tables, 6 kinds, {what}, {threads} threads", *rate[key], "tables/s",
              f"{n_tables} deals, {how}, same values")
+    # the paired run: every set's two times side by side, so that the ratio holds even
+    # where the host's speed drifts between the rounds above
+    tb, tw = np.asarray(paired["base"]), np.asarray(paired["work"])
+    n_deals = float(np.sum(paired["sizes"]))
+    q1, q2, q3 = np.percentile(tb / tw, [25, 50, 75])
+    pair(f"DD tables, 6 kinds, capot flags, {threads} threads, paired", n_deals / tw.sum(),
+         n_deals / tb.sum(), "tables/s",
+         f"{n_tables} deals in {PAIRED_SETS} sets, {rounds} round{'s' * (rounds > 1)}, one "
+         f"process, each set by both sides back to back; per set x{q2:.2f} (quartiles "
+         f"x{q1:.2f}-x{q3:.2f}), same values")
     ok = {k: rate[k][0] >= TARGET_TABLES for k in rate}
     rows.append(row(GROUP, f"target: >= {TARGET_TABLES:.0f} tables/s on {threads} threads",
                     rate["capot"][0], "tables/s",
@@ -188,6 +240,7 @@ def collect(quick: bool, rounds: int | None = None) -> list[dict]:
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--child", nargs=2, metavar=("HOME", "PACKAGE"), help=argparse.SUPPRESS)
+    ap.add_argument("--paired", nargs=2, metavar=("BASE", "WORK"), help=argparse.SUPPRESS)
     ap.add_argument("--deals", help=argparse.SUPPRESS)
     ap.add_argument("--passes", type=int, default=1, help=argparse.SUPPRESS)
     ap.add_argument("--quick", action="store_true", help="12 deals, 1 round")
@@ -195,6 +248,9 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     if args.child:
         _child(args.child[0], args.child[1], args.deals, args.passes)
+        return
+    if args.paired:
+        _paired_child(args.paired, args.deals, args.passes)
         return
     for r in collect(args.quick, args.rounds):
         print(f"{r['name']:<58} {r['value']:>10.4g} {r['unit']:<9} {r['note']}")
