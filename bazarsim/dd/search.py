@@ -1346,10 +1346,14 @@ _F_WKEY = 19
 _F_WIDX = 20
 _F_BLED = 21
 _F_BTR = 22
-# ``O_LAZY``: 1 while only the table's or hint's move is listed (the others not generated
-# yet), 2 once the others are (all of them after a first move, for PVS)
+# the node's move list: 0 complete (a forced card, or generated), 1 only the table's or
+# hint's move so far (``O_LAZY``), 2 the others listed after it (all of them later moves,
+# for PVS), 4 nothing listed yet (generated at the first move, with the move ``_F_TTM``
+# first); the list is generated in one place of the loop, which Numba inlines once
 _F_LAZY = 23
-N_FRAME = 24
+_F_LEGAL = 24  # the legal cards of the hand to play
+_F_TTM = 25  # the table's or hint's move (ordering first), -1 for none
+N_FRAME = 26
 
 
 @nb.njit(cache=True, _nrt=False)
@@ -1497,22 +1501,23 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
                     trump, above, rules,
                 )
             lazy = 0
+            nm = 1
             if legal & (legal - 1) != 0:
                 if tt_move == _NO_CARD and opts & O_HINTS:
                     hh = _hint_hash(hands, p, tricks, toff, nn, stats[S_GEN], widx)
                     tt_move = _hint_get(hints, hh)
+                lazy = 4
+                nm = 0
                 if opts & O_LAZY and tt_move >= 0 and (legal >> (tt_move & 31)) & 1:
+                    # the table's or hint's move alone; the others only if it does not cut
                     lazy = 1
-            if lazy:
-                # the table's or hint's move alone; the others only if it does not cut
-                moves[mo] = tt_move
-                nm = 1
+                    nm = 1
+                    moves[mo] = tt_move
             else:
-                nm = _node_moves(
-                    hands, p, legal, tricks, toff, nn, led, widx, fr[sp * N_FRAME + _F_WKEY],
-                    tt_move, _NO_CARD, pts, stren, above, rules, opts, moves, scores, mo, eq,
-                )
+                moves[mo] = lowest_bit(legal)  # a forced card
             fr[sp * N_FRAME + _F_LAZY] = lazy
+            fr[sp * N_FRAME + _F_LEGAL] = legal
+            fr[sp * N_FRAME + _F_TTM] = tt_move
             fr[sp * N_FRAME + _F_NM] = nm
             fr[sp * N_FRAME + _F_K] = 0
             fr[sp * N_FRAME + _F_SCOUT] = 0
@@ -1566,26 +1571,24 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
             k = fr[sp * N_FRAME + _F_K] & 15
             al = fr[sp * N_FRAME + _F_ALPHA]
             be = fr[sp * N_FRAME + _F_BETA]
-            if k >= fr[sp * N_FRAME + _F_NM] and al < be and fr[sp * N_FRAME + _F_LAZY] == 1:
-                # the first move did not cut: list the node's other moves
+            lz = fr[sp * N_FRAME + _F_LAZY]
+            if k >= fr[sp * N_FRAME + _F_NM] and al < be and (lz == 1 or lz == 4):
+                # list the node's moves: all of them, or the others after a first move
+                # that did not cut
                 p = (ld + nn) & 3
                 toff = 4 * tn
                 led = -1
                 widx = 0
-                legal = hands[p]
                 if nn > 0:
                     led = (tricks[toff] >> 3) & 3
                     widx = fr[sp * N_FRAME + _F_WIDX]
-                    legal = legal_given(
-                        legal, nn, led, widx, fr[sp * N_FRAME + _F_BLED],
-                        fr[sp * N_FRAME + _F_BTR], trump, above, rules,
-                    )
-                first = moves[8 * sp] & 31
+                skip = np.int64(moves[8 * sp] & 31) if lz == 1 else np.int64(_NO_CARD)
                 fr[sp * N_FRAME + _F_NM] = _node_moves(
-                    hands, p, legal, tricks, toff, nn, led, widx, fr[sp * N_FRAME + _F_WKEY],
-                    _NO_CARD, first, pts, stren, above, rules, opts, moves, scores, 8 * sp, eq,
+                    hands, p, fr[sp * N_FRAME + _F_LEGAL], tricks, toff, nn, led, widx,
+                    fr[sp * N_FRAME + _F_WKEY], fr[sp * N_FRAME + _F_TTM], skip, pts, stren,
+                    above, rules, opts, moves, scores, 8 * sp, eq,
                 )
-                fr[sp * N_FRAME + _F_LAZY] = 2
+                fr[sp * N_FRAME + _F_LAZY] = 2 if lz == 1 else 0
                 k = 0
                 fr[sp * N_FRAME + _F_K] = 0
             if k < fr[sp * N_FRAME + _F_NM] and al < be:
