@@ -40,6 +40,34 @@ SIDES = ("bz_base", "bz_work")
 PAIRED_SETS = 8
 
 
+# --- helpers shared with the other benchmarks that run the baseline beside today --------
+
+def base_copy() -> Path:
+    """The kept copy of the package as committed at :data:`BASE_REV` (``bz_base``)."""
+    from .ab_solver import _base_id, _copy_revision, _kept_copy
+
+    return _kept_copy(SIDES[0], _base_id(BASE_REV), lambda d: _copy_revision(BASE_REV, d))
+
+
+def run_child(module: str, *args: str) -> dict:
+    """Run ``python -m benchmarks.MODULE ARGS`` from the repository; its last output line
+    is the JSON it returns."""
+    root = Path(__file__).resolve().parent.parent
+    res = subprocess.run([sys.executable, "-m", f"benchmarks.{module}", *args], cwd=root,
+                         capture_output=True, text=True)
+    if res.returncode != 0:
+        raise RuntimeError(f"{module} {' '.join(args[:2])} failed ({res.returncode}):\n"
+                           f"{res.stderr[-3000:]}")
+    return json.loads(res.stdout.strip().splitlines()[-1])
+
+
+def check_same_tables(base: dict, work: dict, what: str) -> None:
+    """Raise unless two ``dd_tables`` outputs give the same values (nodes may differ)."""
+    for k, v in work.items():
+        if k.split("_", 1)[1] in VALUE_FIELDS and not np.array_equal(v, base[k]):
+            raise RuntimeError(f"{k} differs between {BASE_REV} and today's solver ({what})")
+
+
 # --- child: one side in its own process; imports nothing of bazarsim but its copy -------
 
 def _tables(batch, ds, capot: bool, passes: int) -> tuple[float, dict]:
@@ -106,9 +134,7 @@ def _paired_child(homes: list[str], deals_path: str, rounds: int) -> None:
                 t0 = time.perf_counter()
                 outs[side] = mods[side].dd_tables(ds, dealer=0, capot=True)
                 times[side].append(time.perf_counter() - t0)
-            for k, v in outs[0].items():
-                if k.split("_", 1)[1] in VALUE_FIELDS and not np.array_equal(v, outs[1][k]):
-                    raise RuntimeError(f"{k} differs between the sides (paired run)")
+            check_same_tables(outs[0], outs[1], "paired run")
     print(json.dumps({"base": times[0], "work": times[1],
                       "sizes": [len(ds) for ds in sets] * rounds}))
 
@@ -116,23 +142,17 @@ def _paired_child(homes: list[str], deals_path: str, rounds: int) -> None:
 # --- parent: copies, rounds, rows -------------------------------------------------------
 
 def _run_side(home: Path, package: str, deals_path: Path, passes: int) -> dict:
-    root = Path(__file__).resolve().parent.parent
-    cmd = [sys.executable, "-m", "benchmarks.bench_baseline", "--child", str(home), package,
-           "--deals", str(deals_path), "--passes", str(passes)]
-    res = subprocess.run(cmd, cwd=root, capture_output=True, text=True)
-    if res.returncode != 0:
-        raise RuntimeError(f"{package} child failed ({res.returncode}):\n{res.stderr[-3000:]}")
-    return json.loads(res.stdout.strip().splitlines()[-1])
+    return run_child("bench_baseline", "--child", str(home), package, "--deals",
+                     str(deals_path), "--passes", str(passes))
 
 
 def _measure(n_tables: int, n_exact: int, rounds: int, passes: int) -> tuple:
     """Warm-up run per side, then ``rounds`` interleaved rounds (every result kept), then
     the paired run of :func:`_paired_child`."""
-    from .ab_solver import _base_id, _copy_revision, _copy_work, _kept_copy, _work_id
+    from .ab_solver import _copy_work, _kept_copy, _work_id
     from .bench_solver import deals
 
-    homes = (_kept_copy("bz_base", _base_id(BASE_REV), lambda d: _copy_revision(BASE_REV, d)),
-             _kept_copy("bz_work", _work_id(), _copy_work))
+    homes = (base_copy(), _kept_copy(SIDES[1], _work_id(), _copy_work))
     with tempfile.TemporaryDirectory() as tmp:
         tiny, full = Path(tmp) / "tiny.npz", Path(tmp) / "deals.npz"
         np.savez(tiny, tables=deals(1), exact=deals(1))
@@ -143,13 +163,8 @@ def _measure(n_tables: int, n_exact: int, rounds: int, passes: int) -> tuple:
         for r in range(rounds):
             for i in ((0, 1) if r % 2 == 0 else (1, 0)):
                 results[i].append(_run_side(homes[i], SIDES[i], full, passes))
-        root = Path(__file__).resolve().parent.parent
-        cmd = [sys.executable, "-m", "benchmarks.bench_baseline", "--paired", str(homes[0]),
-               str(homes[1]), "--deals", str(full), "--passes", str(rounds)]
-        res = subprocess.run(cmd, cwd=root, capture_output=True, text=True)
-        if res.returncode != 0:
-            raise RuntimeError(f"paired run failed ({res.returncode}):\n{res.stderr[-3000:]}")
-        paired = json.loads(res.stdout.strip().splitlines()[-1])
+        paired = run_child("bench_baseline", "--paired", str(homes[0]), str(homes[1]),
+                           "--deals", str(full), "--passes", str(rounds))
     return results[0], results[1], paired
 
 
