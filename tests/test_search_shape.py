@@ -13,9 +13,20 @@ import numpy as np
 import pytest
 
 from bazarsim.core.contracts import KIND_NAMES
-from bazarsim.dd.search import O_ALL, O_SHAPE, _pack8, _shape_shift, _tt_key
+from bazarsim.dd.search import (
+    O_ALL,
+    O_SHAPE,
+    S_MONO,
+    _pack8,
+    _shape_key,
+    _shape_shift,
+    _shape_shift_mono,
+    _tt_key,
+    new_context,
+    to_layout,
+)
 from bazarsim.dd.solver import Solver
-from bazarsim.rules.play import contract_play
+from bazarsim.rules.play import R_MONOTONE, contract_play
 from bazarsim.rules.rulesets import get_ruleset
 
 from .test_solver import random_position
@@ -77,6 +88,53 @@ def test_key_matches_plain_python():
         # the kernel's words are int64: compare them as 64-bit patterns
         want = tuple(v & (2**64 - 1) for v in key_ref(hands, lengths))
         assert tuple(int(v) & (2**64 - 1) for v in got) == want, (hands, lengths)
+
+
+def shape_key_ref(hands: list[int]) -> tuple[int, int]:
+    """The ``O_SHAPE`` key as plain Python: for each of the first three hands, one bit per
+    live card (suit by suit, weakest first), set if the hand holds it; then each suit's
+    number of live cards, four bits each."""
+    live = [c for c in range(32) if any((h >> c) & 1 for h in hands)]
+    bits = [sum(1 << i for i, c in enumerate(live) if (h >> c) & 1) for h in hands[:3]]
+    lens = sum(sum(1 for c in live if c >> 3 == su) << (4 * su) for su in range(4))
+    return bits[0] | (bits[1] << 32), bits[2] | (lens << 32)
+
+
+def random_hands(rng: np.random.Generator) -> list[int]:
+    perm = rng.permutation(32)
+    size = int(rng.integers(1, 9))
+    hands = [sum(1 << int(c) for c in perm[h * size:(h + 1) * size]) for h in range(4)]
+    gone = int(rng.integers(0, 1 << 32)) & int(rng.integers(0, 1 << 32))
+    return [h & ~gone for h in hands]
+
+
+def test_shape_key_matches_plain_python_and_the_whole_suit_runs():
+    """The key the search uses under ``O_SHAPE`` against plain Python, and two positions
+    share it exactly when they share the general key with every suit one run (each
+    suit's live cards dealt again from its weakest card: the same shape)."""
+    rng = np.random.default_rng(11)
+    whole = runs_table([8, 8, 8, 8])
+    seen: dict[tuple, tuple] = {}
+    shared = 0
+    for i in range(6000):
+        if i % 2 and seen:  # half the positions: another of an earlier one's shape
+            hands = list(rng.choice(list(seen.values())))
+            hands = [int(h) for h in same_shape(rng, np.array(hands, np.uint32),
+                                                np.tile(np.arange(8), 4))]
+        else:
+            hands = random_hands(rng)
+        got = tuple(int(v) & (2**64 - 1) for v in _shape_key(np.array(hands, np.int64)))
+        assert got == tuple(v & (2**64 - 1) for v in shape_key_ref(hands)), hands
+        general = tuple(int(v) for v in _tt_key(np.array(hands, np.int64), whole))
+        if got in seen:
+            shared += 1
+            old = seen[got]
+            assert tuple(int(v) for v in _tt_key(np.array(old, np.int64), whole)) == general
+        seen.setdefault(got, hands)
+    by_general = {tuple(int(v) for v in _tt_key(np.array(h, np.int64), whole)) for h in
+                  seen.values()}
+    assert len(by_general) == len(seen)  # distinct shape keys, distinct general keys
+    assert shared > 2000
 
 
 def same_shape(rng: np.random.Generator, hands: np.ndarray, strength: np.ndarray) -> np.ndarray:
@@ -141,3 +199,38 @@ def test_same_shape_values_differ_within_the_shift(kind):
         assert va + lo <= vb <= va + hi, (a, b, va, vb, lo, hi)
         shifted += va != vb
     assert shifted > 0  # the sample holds positions whose values do differ
+
+
+@pytest.mark.parametrize("ruleset", ["bazar", "bazar-blot", "belote-fr", "bela-hr"])
+def test_branch_free_shift_matches_the_pairwise_loop(ruleset):
+    """Where points never fall with strength, the table's shift is taken from the pairs'
+    stronger cards (``_shape_shift_mono``); it equals the pairwise loop (checked against
+    plain Python above) on random pairs of live sets of equal suit counts, for every
+    kind of the ruleset. ``to_layout`` fills the byte sums and the flag it rests on."""
+    rs = get_ruleset(ruleset)
+    rng = np.random.default_rng(17)
+    for kind in rs.kinds:
+        play = contract_play(rs, kind)
+        ctx = new_context()
+        to_layout(np.zeros(4, np.int64), np.zeros(0, np.int64), 0, play.points,
+                  play.strength, ctx)
+        lay = np.zeros(32, np.int64)
+        for c in range(32):
+            lay[(c & ~7) | int(play.strength[c])] = play.points[c]
+        assert ctx.stats[S_MONO] == play.rules[R_MONOTONE] == 1
+        bp = ctx.byte_points
+        assert all(bp[256 * su + b] == sum(int(lay[8 * su + i]) for i in range(8) if b >> i & 1)
+                   for su in range(4) for b in range(256))
+        for _ in range(3000):
+            old = new = 0
+            for su in range(4):
+                k = int(rng.integers(0, 9))
+                for word in range(2):
+                    byte = sum(1 << int(i) for i in rng.choice(8, k, replace=False))
+                    if word == 0:
+                        old |= byte << (8 * su)
+                    else:
+                        new |= byte << (8 * su)
+            want = _shape_shift(old, new, lay)
+            got = _shape_shift_mono(old, new, bp)
+            assert (int(got[0]), int(got[1])) == (int(want[0]), int(want[1])), (old, new)

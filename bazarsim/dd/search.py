@@ -69,7 +69,7 @@ from typing import NamedTuple
 import numba as nb
 import numpy as np
 
-from bazarsim.core.bits import highest_bit, lowest_bit, popcount32
+from bazarsim.core.bits import highest_bit, lowest_bit, pext, popcount32
 from bazarsim.rules.play import (
     R_LAST_BONUS,
     R_MONOTONE,
@@ -154,7 +154,8 @@ S_KNOWN = 5
 S_OWN0 = 6
 S_OWN1 = 7
 S_OWNGEN = 8
-N_STATS = 9
+S_MONO = 9  # 1: in every suit of the contract a stronger card is worth at least as much
+N_STATS = 10
 # Generations wrap before the endgame cache's key runs out of bits (see ``new_search``).
 _GEN_LIMIT = 1 << 29
 
@@ -200,6 +201,8 @@ class SearchContext(NamedTuple):
     lay_strength: np.ndarray  # int64[32]
     lay_order: np.ndarray  # int64[4, 8]
     lay_above: np.ndarray  # int64[4, 9]
+    # [256 s + b]: the points of the cards of suit s in byte b (search layout)
+    byte_points: np.ndarray  # int64[1024]
     # the two-trick endgame cache (``O_ENDCACHE``): the key (live cards, leader,
     # generation: see alphabeta) and the lower and upper bounds packed in one int32
     e2_key: np.ndarray  # int64[_E2_SIZE]
@@ -235,6 +238,7 @@ def new_context(tt_bits=DEFAULT_TT_BITS, opts=O_ALL):
         np.zeros(32, np.int64),
         np.zeros((4, 8), np.int64),
         np.zeros((4, 9), np.int64),
+        np.zeros(1024, np.int64),
         np.zeros(_E2_SIZE, np.int64),
         np.zeros(_E2_SIZE, np.int32),
     )
@@ -1202,6 +1206,64 @@ def _tt_key(hands, zc):
 
 
 @nb.njit(cache=True, _nrt=False, forceinline=True)
+def _shape_key(hands):
+    """The table's key of a trick-boundary position under ``O_SHAPE``: which hand holds
+    each live card, the live cards taken in order (suit by suit, weakest first), and each
+    suit's number of live cards. Two positions get the same key exactly when
+    :func:`_tt_key` with whole-suit runs gives them the same one; three ``pext`` and four
+    counts instead of that function's loop over the suits. The fourth hand's bits are
+    the live cards the other three do not hold."""
+    h0 = hands[0]
+    h1 = hands[1]
+    h2 = hands[2]
+    live = h0 | h1 | h2 | hands[3]
+    lens = (
+        popcount32(live & 0xFF)
+        | (popcount32(live & 0xFF00) << 4)
+        | (popcount32(live & 0xFF0000) << 8)
+        | (popcount32(live & 0xFF000000) << 12)
+    )
+    return pext(h0, live) | (pext(h1, live) << 32), pext(h2, live) | (lens << 32)
+
+
+def _pair_max_table() -> np.ndarray:
+    """``[256 a + b]``, for two bytes with as many set bits: the bits at the stronger of
+    each pair of their k-th set bits (0 for bytes of unequal counts). Each such set is a
+    set of as many bits, and its pairing decides :func:`_shape_shift` when points rise
+    with strength."""
+    t = np.zeros(1 << 16, np.int64)
+    for a in range(256):
+        xs = [i for i in range(8) if (a >> i) & 1]
+        for b in range(256):
+            ys = [i for i in range(8) if (b >> i) & 1]
+            if len(xs) == len(ys):
+                t[256 * a + b] = sum(1 << max(x, y) for x, y in zip(xs, ys, strict=True))
+    return t.astype(np.uint8)
+
+
+_PAIR_MAX = _pair_max_table()
+
+
+@nb.njit(cache=True, _nrt=False, forceinline=True)
+def _shape_shift_mono(old, new, bp):
+    """:func:`_shape_shift` where points never fall with strength (``S_MONO``): a pair's
+    difference rises to N-S when positive and falls when negative, so the sum of the
+    rises is the points of the pairs' stronger cards (:data:`_PAIR_MAX`) less those of
+    ``old``, and the falls are ``new``'s points less those. Branch-free, per suit: a
+    table look-up and three sums of a byte's points (``bp``: ``ctx.byte_points``)."""
+    dlo = np.int64(0)
+    dhi = np.int64(0)
+    for su in range(4):
+        a = (old >> (8 * su)) & 0xFF
+        b = (new >> (8 * su)) & 0xFF
+        m = np.int64(_PAIR_MAX[(a << 8) | b])
+        pm = bp[(256 * su + m) & 1023]
+        dhi += pm - bp[(256 * su + a) & 1023]
+        dlo += bp[(256 * su + b) & 1023] - pm
+    return dlo, dhi
+
+
+@nb.njit(cache=True, _nrt=False, forceinline=True)
 def _shape_shift(old, new, pts):
     """How much lower and higher the N-S value of a position with live cards ``new``
     can be than that of one with live cards ``old`` of the same shape (``O_SHAPE``).
@@ -1250,7 +1312,10 @@ def _tt_probe(hands, ld, al, be, root_move, ctx):
     tag, the move to try first (``root_move`` when there is no entry) and the window
     narrowed by the entry's bounds."""
     tt_a, tt_b, tt_tag, stats = ctx.tt_a, ctx.tt_b, ctx.tt_tag, ctx.stats
-    key_a, key_b = _tt_key(hands, ctx.bottom_runs)
+    if stats[S_OPTS] & O_SHAPE:
+        key_a, key_b = _shape_key(hands)
+    else:
+        key_a, key_b = _tt_key(hands, ctx.bottom_runs)
     tag = stats[S_GEN] * 4 + ld
     idx = _tt_index(key_a, key_b, ld, stats[S_MASK])
     slot = np.int64(-1)
@@ -1267,7 +1332,10 @@ def _tt_probe(hands, ld, al, be, root_move, ctx):
         old = ctx.tt_live[slot]
         if old != live:
             # the same shape with other cards (``O_SHAPE``): the bounds shifted
-            dlo, dhi = _shape_shift(old, live, ctx.lay_points)
+            if stats[S_MONO]:
+                dlo, dhi = _shape_shift_mono(old, live, ctx.byte_points)
+            else:
+                dlo, dhi = _shape_shift(old, live, ctx.lay_points)
             lo += dlo
             hi += dhi
             if tt_move >= 0:
@@ -1294,7 +1362,10 @@ def _tt_put(hands, slot, key_a, key_b, tag, ld, rem, best, a0, b0, bestc, ctx):
         lo = np.int64(tt_lo[slot])
         hi = np.int64(tt_hi[slot])
         if ctx.tt_live[slot] != live:  # another position of the same shape
-            dlo, dhi = _shape_shift(ctx.tt_live[slot], live, ctx.lay_points)
+            if stats[S_MONO]:
+                dlo, dhi = _shape_shift_mono(ctx.tt_live[slot], live, ctx.byte_points)
+            else:
+                dlo, dhi = _shape_shift(ctx.tt_live[slot], live, ctx.lay_points)
             lo = max(lo + dlo, 0)
             hi = min(hi + dhi, rem)
     else:
@@ -1722,6 +1793,15 @@ def to_layout(hands, trick_cards, n, pts, stren, ctx):
         i = (c & ~7) | stren[c]
         lay_pts[i] = pts[c]
         lay_stren[i] = i & 7
+    bp = ctx.byte_points
+    mono = 1
+    for su in range(4):
+        for b in range(1, 256):
+            bp[256 * su + b] = bp[256 * su + (b & (b - 1))] + lay_pts[8 * su + lowest_bit(b)]
+        for k in range(7):
+            if lay_pts[8 * su + k] > lay_pts[8 * su + k + 1]:
+                mono = 0
+    ctx.stats[S_MONO] = mono
     for su in range(4):
         for j in range(8):
             lay_order[su, j] = 8 * su + 7 - j  # strongest first
