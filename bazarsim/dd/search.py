@@ -69,7 +69,7 @@ from typing import NamedTuple
 import numba as nb
 import numpy as np
 
-from bazarsim.core.bits import highest_bit, lowest_bit, pext, popcount32
+from bazarsim.core.bits import FAST_PEXT, highest_bit, lowest_bit, pext, popcount32
 from bazarsim.rules.play import (
     R_LAST_BONUS,
     R_MONOTONE,
@@ -1312,7 +1312,7 @@ def _tt_probe(hands, ld, al, be, root_move, ctx):
     tag, the move to try first (``root_move`` when there is no entry) and the window
     narrowed by the entry's bounds."""
     tt_a, tt_b, tt_tag, stats = ctx.tt_a, ctx.tt_b, ctx.tt_tag, ctx.stats
-    if stats[S_OPTS] & O_SHAPE:
+    if FAST_PEXT and stats[S_OPTS] & O_SHAPE:  # else the loop's key is the cheaper one
         key_a, key_b = _shape_key(hands)
     else:
         key_a, key_b = _tt_key(hands, ctx.bottom_runs)
