@@ -57,10 +57,12 @@ def _fast_pext() -> bool:
 
     if config.CPU_NAME is not None:
         return "+bmi2" in (config.CPU_FEATURES or "")
-    name = llvm.get_host_cpu_name()
-    return bool(llvm.get_host_cpu_features().get("bmi2")) and name not in (
-        "znver1", "znver2", "bdver4", "bdver3", "bdver2", "bdver1"
-    )
+    try:
+        name = llvm.get_host_cpu_name()
+        bmi2 = bool(llvm.get_host_cpu_features().get("bmi2"))
+    except RuntimeError:  # features not known on this platform
+        return False
+    return bmi2 and name not in ("znver1", "znver2", "bdver4", "bdver3", "bdver2", "bdver1")
 
 
 FAST_PEXT = _fast_pext()
