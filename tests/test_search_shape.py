@@ -29,23 +29,14 @@ from bazarsim.dd.solver import Solver
 from bazarsim.rules.play import R_MONOTONE, contract_play
 from bazarsim.rules.rulesets import get_ruleset
 
+from .test_bitops import pext_ref
 from .test_solver import random_position
-
-
-def pack8_ref(x: int, m: int) -> int:
-    """The bits of ``x`` at the set bits of ``m``, packed down, one bit at a time."""
-    out, k = 0, 0
-    for b in range(8):
-        if (m >> b) & 1:
-            out |= ((x >> b) & 1) << k
-            k += 1
-    return out
 
 
 def test_pack8_every_byte_pair():
     for m in range(256):
         for x in range(256):
-            assert _pack8(x & m, m) == pack8_ref(x & m, m), (x, m)
+            assert _pack8(x & m, m) == pext_ref(x & m, m), (x, m)
 
 
 def runs_table(lengths: list[int]) -> np.ndarray:
