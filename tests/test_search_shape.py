@@ -225,3 +225,11 @@ def test_branch_free_shift_matches_the_pairwise_loop(ruleset):
             want = _shape_shift(old, new, lay)
             got = _shape_shift_mono(old, new, bp)
             assert (int(got[0]), int(got[1])) == (int(want[0]), int(want[1])), (old, new)
+    # a points table that falls with strength somewhere keeps the pairwise loop
+    play = contract_play(rs, 0)
+    pts = play.points.copy()
+    weakest, strongest = (int(np.argmin(play.strength[:8])), int(np.argmax(play.strength[:8])))
+    pts[weakest], pts[strongest] = 30, 0
+    ctx = new_context()
+    to_layout(np.zeros(4, np.int64), np.zeros(0, np.int64), 0, pts, play.strength, ctx)
+    assert ctx.stats[S_MONO] == 0
