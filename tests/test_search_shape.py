@@ -233,3 +233,38 @@ def test_branch_free_shift_matches_the_pairwise_loop(ruleset):
     ctx = new_context()
     to_layout(np.zeros(4, np.int64), np.zeros(0, np.int64), 0, pts, play.strength, ctx)
     assert ctx.stats[S_MONO] == 0
+
+
+def test_points_falling_with_strength_all_on_equals_all_off():
+    """A points table that is not monotone (the search then keeps the pairwise shift and
+    the quick tricks' cautious count): every enhancement on equals plain alpha-beta on
+    positions of four and five tricks, each contract kind with its weakest and strongest
+    cards' points swapped in one suit."""
+    from bazarsim.dd.search import M_FULL, ZERO, exact_value, new_search
+
+    rs = get_ruleset("bazar")
+    rng = np.random.default_rng(23)
+    on, off = new_context(), new_context(opts=0)
+    cards = np.zeros(4, np.int64)
+    checked = 0
+    for kind in range(6):
+        play = contract_play(rs, kind)
+        pts = play.points.copy()
+        su = int(rng.integers(4))
+        strengths = play.strength[8 * su : 8 * su + 8]
+        lo, hi = 8 * su + int(np.argmin(strengths)), 8 * su + int(np.argmax(strengths))
+        pts[lo], pts[hi] = pts[hi] + 5, pts[lo]
+        rules = play.rules.copy()
+        rules[R_MONOTONE] = 0
+        bent = play._replace(points=pts, rules=rules)
+        for _ in range(25):
+            hands = random_position(rng, 4 + int(rng.integers(2))).astype(np.int64)
+            leader = np.int64(rng.integers(4))
+            new_search(on)
+            new_search(off)
+            a = exact_value(hands, leader, cards, ZERO, bent, on, M_FULL, ZERO - 1)
+            b = exact_value(hands, leader, cards, ZERO, bent, off, M_FULL, ZERO - 1)
+            assert a == b, (kind, hands.tolist(), leader)
+            assert on.stats[S_MONO] == 0
+            checked += 1
+    assert checked == 150
