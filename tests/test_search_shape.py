@@ -14,6 +14,7 @@ import pytest
 
 from bazarsim.core.contracts import KIND_NAMES
 from bazarsim.dd.search import (
+    _PAIR_MAX,
     O_ALL,
     O_SHAPE,
     S_MONO,
@@ -190,6 +191,18 @@ def test_same_shape_values_differ_within_the_shift(kind):
         assert va + lo <= vb <= va + hi, (a, b, va, vb, lo, hi)
         shifted += va != vb
     assert shifted > 0  # the sample holds positions whose values do differ
+
+
+def test_pair_table_matches_plain_pairing():
+    """Every pair of bytes: the stronger bit of each pair of k-th set bits when the counts
+    agree, else 0."""
+    for a in range(256):
+        xs = [i for i in range(8) if (a >> i) & 1]
+        for b in range(256):
+            ys = [i for i in range(8) if (b >> i) & 1]
+            want = (sum(1 << max(x, y) for x, y in zip(xs, ys, strict=True))
+                    if len(xs) == len(ys) else 0)
+            assert _PAIR_MAX[256 * a + b] == want, (a, b)
 
 
 @pytest.mark.parametrize("ruleset", ["bazar", "bazar-blot", "belote-fr", "bela-hr"])

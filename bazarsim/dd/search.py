@@ -1230,15 +1230,18 @@ def _pair_max_table() -> np.ndarray:
     """``[256 a + b]``, for two bytes with as many set bits: the bits at the stronger of
     each pair of their k-th set bits (0 for bytes of unequal counts). Each such set is a
     set of as many bits, and its pairing decides :func:`_shape_shift` when points rise
-    with strength."""
-    t = np.zeros(1 << 16, np.int64)
-    for a in range(256):
-        xs = [i for i in range(8) if (a >> i) & 1]
-        for b in range(256):
-            ys = [i for i in range(8) if (b >> i) & 1]
-            if len(xs) == len(ys):
-                t[256 * a + b] = sum(1 << max(x, y) for x, y in zip(xs, ys, strict=True))
-    return t.astype(np.uint8)
+    with strength.
+
+    Built with array operations (the module is imported by every CLI call): the k-th
+    pair's stronger bit is where the smaller of the two bytes' running bit counts first
+    reaches k + 1, so the set's bit t is that smaller count's step at t."""
+    bits = (np.arange(256)[:, None] >> np.arange(8)) & 1  # [byte, bit]
+    runs = np.concatenate([np.zeros((256, 1), np.int64), np.cumsum(bits, axis=1)], axis=1)
+    low = np.minimum(runs[:, None, :], runs[None, :, :])  # [a, b, 0..8]
+    steps = np.diff(low, axis=2)  # 0 or 1 at each bit
+    t = (steps << np.arange(8)).sum(axis=2)
+    t[runs[:, None, 8] != runs[None, :, 8]] = 0
+    return t.reshape(-1).astype(np.uint8)
 
 
 _PAIR_MAX = _pair_max_table()
