@@ -1267,6 +1267,16 @@ def _shape_shift_mono(old, new, bp):
 
 
 @nb.njit(cache=True, _nrt=False, forceinline=True)
+def _entry_shift(old, new, ctx):
+    """The shift of an entry searched with live cards ``old`` for a position of its shape
+    with live cards ``new`` (``O_SHAPE``): :func:`_shape_shift_mono` where the
+    contract's points never fall with strength, else :func:`_shape_shift`."""
+    if ctx.stats[S_MONO]:
+        return _shape_shift_mono(old, new, ctx.byte_points)
+    return _shape_shift(old, new, ctx.lay_points)
+
+
+@nb.njit(cache=True, _nrt=False, forceinline=True)
 def _shape_shift(old, new, pts):
     """How much lower and higher the N-S value of a position with live cards ``new``
     can be than that of one with live cards ``old`` of the same shape (``O_SHAPE``).
@@ -1335,10 +1345,7 @@ def _tt_probe(hands, ld, al, be, root_move, ctx):
         old = ctx.tt_live[slot]
         if old != live:
             # the same shape with other cards (``O_SHAPE``): the bounds shifted
-            if stats[S_MONO]:
-                dlo, dhi = _shape_shift_mono(old, live, ctx.byte_points)
-            else:
-                dlo, dhi = _shape_shift(old, live, ctx.lay_points)
+            dlo, dhi = _entry_shift(old, live, ctx)
             lo += dlo
             hi += dhi
             if tt_move >= 0:
@@ -1365,10 +1372,7 @@ def _tt_put(hands, slot, key_a, key_b, tag, ld, rem, best, a0, b0, bestc, ctx):
         lo = np.int64(tt_lo[slot])
         hi = np.int64(tt_hi[slot])
         if ctx.tt_live[slot] != live:  # another position of the same shape
-            if stats[S_MONO]:
-                dlo, dhi = _shape_shift_mono(ctx.tt_live[slot], live, ctx.byte_points)
-            else:
-                dlo, dhi = _shape_shift(ctx.tt_live[slot], live, ctx.lay_points)
+            dlo, dhi = _entry_shift(ctx.tt_live[slot], live, ctx)
             lo = max(lo + dlo, 0)
             hi = min(hi + dhi, rem)
     else:
