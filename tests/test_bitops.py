@@ -104,9 +104,10 @@ def test_pext_matches_python():
 
 
 def test_pext_compiles_for_a_cpu_without_bmi2(tmp_path):
-    """Compiled for a generic x86-64 target (no BMI2), ``pext`` takes the loop, and the
-    kernels still compile and agree; Numba keys its cache on the target, so this build
-    lives beside the host's."""
+    """Compiled for a generic x86-64 target (no BMI2), ``pext`` takes the loop and gives
+    the same bits (the instruction's intrinsic is never emitted there). Numba keys its
+    cache on the target, so this build lives beside the host's; the search itself keeps
+    the loop's key on such a target."""
     code = (
         "from bazarsim.core import bits\n"
         "assert not bits.FAST_PEXT\n"
