@@ -1,6 +1,6 @@
 """Where the search spends its time, per source line: ``perf`` samples of the JIT kernel.
 
-``python -m benchmarks.profile_solver [--seeds S ...] [--reps N] [--top N]``
+``python -m benchmarks.profile_solver [--seeds S ...] [--kinds K ...] [--reps N] [--top N]``
 
 Needs ``perf`` and ``objdump`` (binutils); no hardware counters (``cpu-clock`` will do).
 The solver is compiled afresh with ``NUMBA_DEBUGINFO=1`` in a throw-away cache so that
@@ -39,7 +39,7 @@ SOURCES = {
 KERNELS = ("alphabeta", "three_tricks")
 
 
-def _child(out: Path, seeds: list[int], reps: int) -> None:
+def _child(out: Path, seeds: list[int], reps: int, kinds: list[int]) -> None:
     """Compile, dump the kernel's object code and addresses, then run the solves."""
     from bazarsim.dd.search import exact_value
     from bazarsim.dd.solver import Solver
@@ -64,7 +64,7 @@ def _child(out: Path, seeds: list[int], reps: int) -> None:
     for _ in range(reps):
         for ds in sets:
             for d in ds:
-                for kind in range(6):
+                for kind in kinds:
                     solver.solve(d, kind, 1)
 
 
@@ -145,10 +145,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seeds", type=int, nargs="+", default=[7], help="16 deals per seed")
     ap.add_argument("--reps", type=int, default=20, help="times each deal set is solved")
     ap.add_argument("--top", type=int, default=40, help="source lines to list")
+    ap.add_argument("--kinds", type=int, nargs="+", default=list(range(6)),
+                    help="contract kinds solved (0-3 suits, 4 BK, 5 VK; default all six)")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
-        _child(Path(args.child), args.seeds, args.reps)
+        _child(Path(args.child), args.seeds, args.reps, args.kinds)
         return 0
     for tool in ("perf", "objdump", "nm"):
         if shutil.which(tool) is None:
@@ -159,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
                    NUMBA_NUM_THREADS="1")
         cmd = ["perf", "record", "-q", "-o", str(out / "perf.data"), "--", sys.executable, "-m",
                "benchmarks.profile_solver", "--child", str(out), "--reps", str(args.reps),
-               "--seeds", *map(str, args.seeds)]
+               "--seeds", *map(str, args.seeds), "--kinds", *map(str, args.kinds)]
         subprocess.run(cmd, check=True, env=env, cwd=ROOT)
         _report(out, args.top)
     return 0
