@@ -706,6 +706,13 @@ def _order_moves(
     partner_holds = n > 0 and (widx & 1) == (n & 1)
     if opts & O_SUREHOLD:
         partner_holds = partner_holds and wkey > threat
+    # second hand: partner, last to play, beats whatever the trick can hold before it, so
+    # the trick is the side's whatever this hand plays; points go onto it as onto a trick
+    # partner holds, even in place of a card of this hand's own that would win
+    partner_wins = False
+    if n == 1:
+        pb = _best_key(hands[(p + 2) & 3], led, trump, stren)
+        partner_wins = pb > wkey and pb > threat
     for k in range(nm):
         c = mv[mo + k] & 31  # an index mask, see alphabeta
         s = 0
@@ -751,11 +758,7 @@ def _order_moves(
                         s += 1 << 29
         elif opts & O_ORDER:
             kc = card_key(c, led, trump, stren)
-            if kc > wkey and kc > threat:
-                s = (4 << 32) - (pts[c] << 24) - (stren[c] << 20)
-            elif kc > wkey:
-                s = (2 << 32) - (pts[c] << 24) - (stren[c] << 20)
-            elif partner_holds:
+            if partner_wins or (partner_holds and kc <= wkey):
                 s = (3 << 32) + (pts[c] << 24)
                 if (
                     opts & O_SPAREMASTER
@@ -763,6 +766,10 @@ def _order_moves(
                     and (live & above[c >> 3, stren[c] + 1]) == 0
                 ):
                     s -= 1 << 29  # a master of its own: it would win a trick later
+            elif kc > wkey and kc > threat:
+                s = (4 << 32) - (pts[c] << 24) - (stren[c] << 20)
+            elif kc > wkey:
+                s = (2 << 32) - (pts[c] << 24) - (stren[c] << 20)
             else:
                 # cheapest first; of equal points a discard from the shortest suit first
                 ln = popcount32((hands[p] >> (c & ~7)) & 0xFF)
