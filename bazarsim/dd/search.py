@@ -709,6 +709,7 @@ def _order_moves(
     # second hand: partner, last to play, beats whatever the trick can hold before it, so
     # the trick is the side's whatever this hand plays; points go onto it as onto a trick
     # partner holds, even in place of a card of this hand's own that would win
+    opp_live = hands[(p + 1) & 3] | hands[(p + 3) & 3]
     partner_wins = False
     if n == 1:
         pb = _best_key(hands[(p + 2) & 3], led, trump, stren)
@@ -763,7 +764,7 @@ def _order_moves(
                 if (
                     opts & O_SPAREMASTER
                     and (c >> 3) != led
-                    and (live & above[c >> 3, stren[c] + 1]) == 0
+                    and (opp_live & above[c >> 3, stren[c] + 1]) == 0
                 ):
                     s -= 1 << 29  # a master of its own: it would win a trick later
             elif kc > wkey and kc > threat:
