@@ -763,10 +763,12 @@ def _order_moves(
                 s = (3 << 32) + (pts[c] << 24)
                 if (
                     opts & O_SPAREMASTER
-                    and (c >> 3) != led
+                    and ((c >> 3) != led or trump < 0)
                     and (opp_live & above[c >> 3, stren[c] + 1]) == 0
                 ):
-                    s -= 1 << 29  # a master of its own: it would win a trick later
+                    # a winner for later (no opponent holds a stronger card of its suit;
+                    # in the suit led only without trumps, measured)
+                    s -= 1 << 29
             elif kc > wkey and kc > threat:
                 s = (4 << 32) - (pts[c] << 24) - (stren[c] << 20)
             elif kc > wkey:
