@@ -708,7 +708,8 @@ def _order_moves(
         partner_holds = partner_holds and wkey > threat
     # second hand: partner, last to play, beats whatever the trick can hold before it, so
     # the trick is the side's whatever this hand plays; points go onto it as onto a trick
-    # partner holds, even in place of a card of this hand's own that would win
+    # partner holds. On either, a card that would win (overtake) gains nothing now and
+    # is not tried first.
     opp_live = hands[(p + 1) & 3] | hands[(p + 3) & 3]
     partner_wins = False
     if n == 1:
@@ -759,7 +760,7 @@ def _order_moves(
                         s += 1 << 29
         elif opts & O_ORDER:
             kc = card_key(c, led, trump, stren)
-            if partner_wins or (partner_holds and kc <= wkey):
+            if partner_wins or partner_holds:
                 s = (3 << 32) + (pts[c] << 24)
                 if (
                     opts & O_SPAREMASTER
