@@ -688,21 +688,23 @@ def _gen_moves(
 
 @nb.njit(cache=True, _nrt=False, forceinline=True)
 def _order_moves(
-    mv, sc, mo, nm, p, n, led, widx, wkey, threat, tt_move, pts, stren, above, trump, hands,
-    opts,
+    mv, sc, mo, nm, p, n, led, widx, wkey, threat, ally, tt_move, pts, stren, above, trump,
+    hands, opts,
 ):
     """Sort ``mv[mo : mo + nm]`` by descending score (the table's or hint's move, then
     point-aware rules).
 
     ``led``, ``widx``, ``wkey``: the trick's state (from the trick's summary), ``threat`` the
-    strongest key a later opponent can play in it.
+    strongest key a later opponent can play in it, ``ally`` the strongest key partner can
+    still play in it (-1: partner has played).
     """
     if nm < 2:
         return
     live = hands[0] | hands[1] | hands[2] | hands[3]
+    opp_live = hands[(p + 1) & 3] | hands[(p + 3) & 3]
     opp_trumps = False
     if trump >= 0:
-        opp_trumps = ((hands[(p + 1) & 3] | hands[(p + 3) & 3]) >> (8 * trump)) & 0xFF != 0
+        opp_trumps = (opp_live >> (8 * trump)) & 0xFF != 0
     partner_holds = n > 0 and (widx & 1) == (n & 1)
     if opts & O_SUREHOLD:
         partner_holds = partner_holds and wkey > threat
@@ -710,11 +712,7 @@ def _order_moves(
     # the trick is the side's whatever this hand plays; points go onto it as onto a trick
     # partner holds. On either, a card that would win (overtake) gains nothing now and
     # is not tried first.
-    opp_live = hands[(p + 1) & 3] | hands[(p + 3) & 3]
-    partner_wins = False
-    if n == 1:
-        pb = _best_key(hands[(p + 2) & 3], led, trump, stren)
-        partner_wins = pb > wkey and pb > threat
+    partner_wins = ally > wkey and ally > threat
     for k in range(nm):
         c = mv[mo + k] & 31  # an index mask, see alphabeta
         s = 0
@@ -767,8 +765,9 @@ def _order_moves(
                     and ((c >> 3) != led or trump < 0)
                     and (opp_live & above[c >> 3, stren[c] + 1]) == 0
                 ):
-                    # a winner for later (no opponent holds a stronger card of its suit;
-                    # in the suit led only without trumps, measured)
+                    # a winner for later: no opponent holds a stronger card of its suit
+                    # (of the suit led only without trumps, where that orders better:
+                    # reports/solver-notes.md)
                     s -= 1 << 29
             elif kc > wkey and kc > threat:
                 s = (4 << 32) - (pts[c] << 24) - (stren[c] << 20)
@@ -820,9 +819,10 @@ def _node_moves(
                 mv[mo + (j & 7)] = c
                 j += 1
         nm = j
+    ns_plays = (p & 1) == 0
     _order_moves(
-        mv, sc, mo, nm, p, n, led, widx, wkey, hi_ew if (p & 1) == 0 else hi_ns, tt_move,
-        pts, stren, above, trump, hands, opts,
+        mv, sc, mo, nm, p, n, led, widx, wkey, hi_ew if ns_plays else hi_ns,
+        hi_ns if ns_plays else hi_ew, tt_move, pts, stren, above, trump, hands, opts,
     )
     return nm
 
