@@ -731,12 +731,15 @@ def _order_moves(
                         if (o >> (8 * su)) & 0xFF == 0 and (o >> (8 * trump)) & 0xFF != 0:
                             safe = False
                 partner = hands[(p + 2) & 3]
+                ln = popcount32((hands[p] >> (8 * su)) & 0xFF)
                 if master and safe:
-                    # cash plain masters before trump masters, richest first
+                    # cash plain masters before trump masters, richest first; with trumps,
+                    # from the shortest suit first
                     s = (2 << 32) + (pts[c] << 24) - ((1 << 31) if su == trump else 0)
+                    if trump >= 0:
+                        s -= ln << 28
                 else:
                     s = (1 << 32) - (pts[c] << 24) - (stren[c] << 20)
-                    ln = popcount32((hands[p] >> (8 * su)) & 0xFF)
                     if (
                         ln == 1
                         and trump >= 0
@@ -745,11 +748,27 @@ def _order_moves(
                     ):
                         ln = 8  # a singleton beside trumps: a ruff to come
                     s += ln << 27  # long suits first
+                    if trump >= 0 and su != trump and opp_trumps:
+                        for j in (1, 3):
+                            o = hands[(p + j) & 3]
+                            if (o >> (8 * su)) & 0xFF == 0 and (o >> (8 * trump)) & 0xFF != 0:
+                                s -= 1 << 29  # an opponent ruffs it
                     if trump < 0:
                         s += popcount32((partner >> (8 * su)) & 0xFF) << 27
                     # a low lead to partner's master, or to partner's ruff, first
                     if (partner >> _strongest(live, su)) & 1:
                         s += 1 << 30
+                    elif (partner >> (8 * su)) & 0xFF != 0 and su != trump and (
+                        trump < 0 or ((hands[(p + 3) & 3] >> (8 * su)) & 0xFF != 0
+                        and (hands[(p + 1) & 3] >> (8 * su)) & 0xFF != 0)
+                    ):
+                        # a finesse that works: partner's best card of the suit is beaten
+                        # only by the second hand's cards (with trumps, both opponents
+                        # follow the suit): ahead of the lead to partner's master
+                        pc = _strongest(partner, su)
+                        over = live & above[su, stren[pc] + 1]
+                        if over & hands[(p + 3) & 3] == 0 and stren[c] < stren[pc]:
+                            s += 1 << 31
                     elif (
                         trump >= 0
                         and (partner >> (8 * su)) & 0xFF == 0
