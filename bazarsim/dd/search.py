@@ -722,17 +722,15 @@ def _order_moves(
             if opts & O_LEADTOP:
                 su = c >> 3
                 master = (live & above[su, stren[c] + 1]) == 0
-                safe = su == trump or not opp_trumps
-                if master and not safe:
-                    # nobody void in the suit can ruff this round
-                    safe = True
+                ruffers = 0  # opponents void in a plain suit who can ruff it this round
+                if su != trump and opp_trumps:
                     for j in (1, 3):
                         o = hands[(p + j) & 3]
                         if (o >> (8 * su)) & 0xFF == 0 and (o >> (8 * trump)) & 0xFF != 0:
-                            safe = False
+                            ruffers += 1
                 partner = hands[(p + 2) & 3]
                 ln = popcount32((hands[p] >> (8 * su)) & 0xFF)
-                if master and safe:
+                if master and ruffers == 0:
                     # cash plain masters before trump masters, richest first; with trumps,
                     # from the shortest suit first
                     s = (2 << 32) + (pts[c] << 24) - ((1 << 31) if su == trump else 0)
@@ -748,11 +746,7 @@ def _order_moves(
                     ):
                         ln = 8  # a singleton beside trumps: a ruff to come
                     s += ln << 27  # long suits first
-                    if trump >= 0 and su != trump and opp_trumps:
-                        for j in (1, 3):
-                            o = hands[(p + j) & 3]
-                            if (o >> (8 * su)) & 0xFF == 0 and (o >> (8 * trump)) & 0xFF != 0:
-                                s -= 1 << 29  # an opponent ruffs it
+                    s -= ruffers << 29  # a lead an opponent ruffs last
                     if trump < 0:
                         s += popcount32((partner >> (8 * su)) & 0xFF) << 27
                     # a low lead to partner's master, or to partner's ruff, first
