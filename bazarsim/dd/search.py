@@ -756,9 +756,10 @@ def _order_moves(
                         trump < 0 or ((hands[(p + 3) & 3] >> (8 * su)) & 0xFF != 0
                         and (hands[(p + 1) & 3] >> (8 * su)) & 0xFF != 0)
                     ):
-                        # a finesse that works: partner's best card of the suit is beaten
-                        # only by the second hand's cards (with trumps, both opponents
-                        # follow the suit): ahead of the lead to partner's master
+                        # a finesse that works: the fourth hand holds no card above
+                        # partner's best card of the suit (any such card is the second
+                        # hand's or the leader's own; with trumps, both opponents follow
+                        # the suit): ahead of the lead to partner's master
                         pc = _strongest(partner, su)
                         over = live & above[su, stren[pc] + 1]
                         if over & hands[(p + 3) & 3] == 0 and stren[c] < stren[pc]:
