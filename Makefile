@@ -22,7 +22,7 @@ test: $(STAMP)
 	$(BIN)/bazarsim compile
 	$(BIN)/python -m pytest -q -n auto
 
-## gate: the full correctness gates only (brute force, all-off solves, 100,000 hands,
+## gate: the full correctness gates only (brute force, all-off solves, colver, 100,000 hands,
 ## 10 M deals against the exact odds); CI runs `make test` then `make gate`
 gate: $(STAMP)
 	$(BIN)/python -m pytest -q -m gate

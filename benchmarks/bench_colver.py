@@ -1,0 +1,76 @@
+"""bazarsim's double-dummy solver beside colver, a public Contree engine in Rust.
+
+The same 240 full-deal suit contracts (60 fixed random deals x 4 trumps, leaders in
+turn) on one thread, in one process, each contract solved by both back to back (the
+order alternating). colver's query gives every lead's exact value from one search; ours
+gives the deal's value (``Solver.solve``) or every lead's (``Solver.card_values``, the
+same output as colver's). Rules: ``belote-fr`` without the undertrump duty, which is
+what colver plays (``tests/colver_ref.py``); the values are compared, lead by lead.
+Skipped (no rows) where colver is not installed.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import time
+
+import numpy as np
+
+from bazarsim.core.cards import parse_card
+from bazarsim.dd.solver import Solver
+from tests.colver_ref import CAPOT, COLVER_RULESET, colver_lead_values
+
+from .bench_solver import deals
+from .common import numba_threads, row
+
+GROUP = "solver vs colver"
+N_DEALS = 60
+
+
+def collect(quick: bool) -> list[dict]:
+    if importlib.util.find_spec("colver") is None:
+        return []
+    ds = deals(6 if quick else N_DEALS, seed=31)
+    times: dict[str, list[float]] = {"colver": [], "value": [], "leads": []}
+    agree = leads = 0
+    with numba_threads(1):
+        solver = Solver()
+        queries = {
+            "colver": colver_lead_values,
+            "value": lambda d, t, ld: solver.solve(d, t, ld, COLVER_RULESET),
+            "leads": lambda d, t, ld: solver.card_values(d, t, ld, COLVER_RULESET),
+        }
+        for query in queries.values():  # JIT warm-up
+            query(ds[0], 0, 0)
+        for i, deal in enumerate(ds):
+            leader = i % 4
+            for trump in range(4):
+                order = list(queries)
+                if (4 * i + trump) % 2:
+                    order.reverse()
+                got = {}
+                for name in order:
+                    t0 = time.perf_counter()
+                    got[name] = queries[name](deal, trump, leader)
+                    times[name].append((time.perf_counter() - t0) * 1e3)
+                total = got["value"].total
+                for c, (v, _ew) in got["leads"].items():
+                    ref = got["colver"][parse_card(c)]
+                    agree += ref == v or (ref == CAPOT and v == total)
+                    leads += 1
+    cv, value, lead = (np.array(times[k]) for k in ("colver", "value", "leads"))
+    n = len(cv)
+    note = f"{n} suit contracts ({len(ds)} deals x 4), 1 thread, back to back"
+    return [
+        row(GROUP, "colver 0.11.1: every lead's value, median", np.median(cv), "ms", note),
+        row(GROUP, "colver 0.11.1: every lead's value, mean", cv.mean(), "ms", note),
+        row(GROUP, "bazarsim: the deal's value, median", np.median(value), "ms", note),
+        row(GROUP, "bazarsim: the deal's value, mean", value.mean(), "ms", note),
+        row(GROUP, "bazarsim: every lead's value, median", np.median(lead), "ms", note),
+        row(GROUP, "bazarsim: every lead's value, mean", lead.mean(), "ms", note),
+        row(GROUP, "speed-up, the deal's value (total time)", cv.sum() / value.sum(), "x",
+            "colver's time / bazarsim's, same contracts"),
+        row(GROUP, "speed-up, every lead's value (total time)", cv.sum() / lead.sum(), "x",
+            "colver's time / bazarsim's, same output"),
+        row(GROUP, "leads whose values agree", agree, "leads", f"of {leads}"),
+    ]

@@ -1,0 +1,98 @@
+"""Agreement with colver, a public Contree engine in Rust (see ``colver_ref``): the same
+full deals, every suit contract, every lead's exact value and the deal's value.
+
+Default selection (make test): 8 deals x 4 suits, and a check that the comparison can
+tell two rulesets apart. ``gate`` (make gate): 240 deals x 4 suits. colver is a test
+extra on Linux x86-64 (the platform of its wheels); elsewhere these tests skip.
+"""
+
+from __future__ import annotations
+
+import platform
+import sys
+
+import pytest
+
+from bazarsim.core.cards import parse_card
+from bazarsim.dd.solver import Solver
+
+from .colver_ref import (
+    CAPOT,
+    COLVER_RULESET,
+    COLVER_VERSION,
+    colver_lead_values,
+    from_colver_card,
+    to_colver_card,
+)
+from .conftest import random_deals
+
+pytestmark = pytest.mark.skipif(
+    not (sys.platform == "linux" and platform.machine() == "x86_64"),
+    reason="colver's wheels are built for Linux x86-64 only",
+)
+
+
+@pytest.fixture(scope="module")
+def solver():
+    return Solver()
+
+
+def test_colver_is_the_pinned_version():
+    import colver  # a test extra: missing here is an error, not a skip
+
+    assert colver.__version__ == COLVER_VERSION
+
+
+def test_card_numbers_match_colvers_names():
+    import colver
+
+    for card in range(32):
+        assert parse_card(colver.Env.card_name(to_colver_card(card))) == card
+        assert from_colver_card(to_colver_card(card)) == card
+
+
+def disagreements(solver, deals, ruleset=COLVER_RULESET, stop_at_first=False):
+    """Contracts (deal index, trump, leader, what differs) where bazarsim and colver
+    differ: a lead's N-S points, the deal's value, or a capot."""
+    out = []
+    for i, deal in enumerate(deals):
+        leader = i % 4
+        for trump in range(4):
+            ref = colver_lead_values(deal, trump, leader)
+            ours = {
+                parse_card(c): v[0]
+                for c, v in solver.card_values(deal, trump, leader, ruleset).items()
+            }
+            sol = solver.solve(deal, trump, leader, ruleset)
+            assert set(ours) == set(ref), "the two engines list different legal leads"
+            for card, v in ref.items():
+                if not (v == ours[card] or (v == CAPOT and ours[card] == sol.total)):
+                    out.append(
+                        (i, trump, leader, f"lead {card}: colver {v}, bazarsim {ours[card]}")
+                    )
+            best = (max if leader % 2 == 0 else min)(ref.values())
+            capot = sol.ns_points == sol.total and solver.capot_possible(
+                deal, trump, leader, "NS", ruleset
+            )
+            if (best == CAPOT) != capot or (best != CAPOT and best != sol.ns_points):
+                out.append((i, trump, leader, f"value: colver {best}, bazarsim {sol.ns_points}"
+                            f" (capot {capot})"))
+            if out and stop_at_first:
+                return out
+    return out
+
+
+def test_agrees_with_colver_sample(solver):
+    assert disagreements(solver, random_deals(8, 3101)) == []
+
+
+def test_comparison_tells_the_undertrump_duty_apart(solver):
+    """The same deals under belote-fr as published (a void hand must undertrump): some
+    value differs, so the agreement above is not one that any ruleset would pass."""
+    assert disagreements(solver, random_deals(8, 3101), "belote-fr", stop_at_first=True)
+
+
+@pytest.mark.gate
+def test_agrees_with_colver_gate(solver):
+    """240 full deals x 4 suits (960 contracts, 7,680 leads), leaders in turn."""
+    assert disagreements(solver, random_deals(240, 3102)) == []
