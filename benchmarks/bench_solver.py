@@ -110,28 +110,35 @@ def collect(quick: bool) -> list[dict]:
                      ("6 tricks: all on", Solver(), small),
                      ("6 tricks: all off (plain alpha-beta, full window)",
                       Solver(opts=0, method="full"), small)]
-        # Interleaved rounds, best time of each kept: one pass per variant in a row
-        # measured the first variants warmer or colder than the rest on a noisy host.
+        # Interleaved rounds in a new random order each, each solve's best time kept (then
+        # averaged): one pass per variant in a row measured the first variants warmer or
+        # colder than the rest on a noisy host, and the best of whole rounds in a fixed
+        # order read two identical variants 13 to 47 % apart (load that comes back with
+        # the period of a round hits the same variant every time).
         for _, s, ds in variants:
             s.solve(ds[0], 0, 1)
-        best = [float("inf")] * len(variants)
+        solve_best = [np.full(3 * len(ds), np.inf) for _, _, ds in variants]
         nodes = [0] * len(variants)
-        for _ in range(2 if quick else 3):
-            for i, (_, s, ds) in enumerate(variants):
-                t0 = time.perf_counter()
+        rng = np.random.default_rng(SEED)
+        for _ in range(2 if quick else 4):
+            for i in rng.permutation(len(variants)):
+                _, s, ds = variants[i]
                 n_i = 0
-                for d in ds:
-                    for kind in (0, 4, 5):
+                for j, d in enumerate(ds):
+                    for k, kind in enumerate((0, 4, 5)):
+                        t0 = time.perf_counter()
                         n_i += s.solve(d, kind, 1).nodes
-                best[i] = min(best[i], (time.perf_counter() - t0) * 1e3 / (3 * len(ds)))
+                        t = (time.perf_counter() - t0) * 1e3
+                        solve_best[i][3 * j + k] = min(solve_best[i][3 * j + k], t)
                 nodes[i] = n_i / (3 * len(ds))
+        best = [float(b.mean()) for b in solve_best]
         for i, (label, _, ds) in enumerate(variants):
             ref = 0 if ds is full else len(variants) - 2
             name = label if ds is small else f"ablation: {label}"
             rows.append(row(GROUP, name, best[i], "ms/solve",
                             f"{len(ds)} deals x (S, BK, VK), {nodes[i]:.0f} nodes/solve, "
                             f"nodes x{nodes[i] / nodes[ref]:.2f}, time x{best[i] / best[ref]:.2f}"
-                            " (best of interleaved rounds)"))
+                            " (each solve's best of interleaved rounds)"))
 
     batch = deals(4 if quick else N_TABLES, seed=SEED + 2)
     for capot in (False, True):
