@@ -12,6 +12,7 @@ seat ``(dealer + 1) % 4`` leading.
 
 from __future__ import annotations
 
+from bazarsim.core.cards import cards_of
 from bazarsim.rules.rulesets import get_ruleset
 
 COLVER_VERSION = "0.11.1"
@@ -34,9 +35,14 @@ def from_colver_card(card: int) -> int:
 def colver_hands(deal) -> list[list[int]]:
     """A deal (``uint32[4]``, N E S W) as colver's four card lists."""
     return [
-        sorted(to_colver_card(c) for c in range(32) if (int(deal[seat]) >> c) & 1)
-        for seat in range(4)
+        sorted(to_colver_card(c) for c in cards_of(int(deal[seat]))) for seat in range(4)
     ]
+
+
+def same_points(colver_points: int, ns_points: int, total: int) -> bool:
+    """Whether colver's N-S points and ours (``total``: every point of the deal) say the
+    same: equal, or colver's capot where N-S take every point."""
+    return colver_points == ns_points or (colver_points == CAPOT and ns_points == total)
 
 
 def colver_lead_values(deal, trump: int, leader: int) -> dict[int, int]:
@@ -50,4 +56,3 @@ def colver_lead_values(deal, trump: int, leader: int) -> dict[int, int]:
     env.set_phase_playing()
     assert env.current_player() == leader
     return {from_colver_card(c): v for c, v in env.solve_scores()["scores"]}
-
