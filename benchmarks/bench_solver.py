@@ -111,10 +111,8 @@ def collect(quick: bool) -> list[dict]:
                      ("6 tricks: all off (plain alpha-beta, full window)",
                       Solver(opts=0, method="full"), small)]
         # Interleaved rounds in a new random order each, each solve's best time kept (then
-        # averaged): one pass per variant in a row measured the first variants warmer or
-        # colder than the rest on a noisy host, and the best of whole rounds in a fixed
-        # order read two identical variants 13 to 47 % apart (load that comes back with
-        # the period of a round hits the same variant every time).
+        # averaged): on a shared host, load that comes back with the period of a round
+        # would otherwise hit the same variant every time (reports/solver-notes.md).
         for _, s, ds in variants:
             s.solve(ds[0], 0, 1)
         solve_best = [np.full(3 * len(ds), np.inf) for _, _, ds in variants]
