@@ -1,11 +1,13 @@
 """Interleaved A/B of the solver: a git revision against the working tree.
 
-``python -m benchmarks.ab_solver [--base REV] [--rounds N] [--passes P] [--seeds S ...]``
+``python -m benchmarks.ab_solver [--base REV] [--rounds N] [--passes P] [--seeds S ...]
+[--kinds K ...]``
 
 Both versions of the package are copied under other names (``bz_base``, ``bz_work``). Each
 round runs each side in a fresh process (alternating which goes first) that solves the
-same random full deals (6 contracts each, East leads) ``P`` times and reports its best CPU
-time per seed; the table shows the best over the rounds and the ratio of the medians.
+same random full deals (the six contracts each, or those of ``--kinds``; East leads) ``P``
+times and reports its best CPU time per seed; the table shows the best over the rounds and
+the ratio of the medians.
 Fresh processes matter: on this shared VM the same code's speed varies from one process
 to the next by up to 40 %, and two versions imported into one process read +20 to +50 %
 for identical code (``reports/compile-notes.md``). Values must agree (exit status 1 if
@@ -113,20 +115,21 @@ def _kept_copy(name: str, ident: str, fill) -> Path:
     return home
 
 
-def _run_set(solver, ds) -> tuple[float, int, int]:
-    """Time, total nodes and a checksum of the values of every contract of ``ds``."""
+def _run_set(solver, ds, kinds=tuple(range(6))) -> tuple[float, int, int]:
+    """Time, total nodes and a checksum of the values of the contracts ``kinds`` of ``ds``."""
     nodes = 0
     check = 0
     t0 = time.perf_counter()
     for d in ds:
-        for kind in range(6):
+        for kind in kinds:
             sol = solver.solve(d, kind, 1)
             nodes += sol.nodes
             check = (check * 1_000_003 + sol.ns_points * 7 + kind) % (1 << 61)
     return time.perf_counter() - t0, nodes, check
 
 
-def _child(home: str, package: str, seeds: list[int], n_deals: int, passes: int) -> None:
+def _child(home: str, package: str, seeds: list[int], n_deals: int, passes: int,
+           kinds: list[int]) -> None:
     """One side of one round, in its own process: the best CPU time of ``passes`` passes
     over each seed's deals, with nodes and checksum, as one JSON line."""
     numba.set_num_threads(1)
@@ -139,7 +142,7 @@ def _child(home: str, package: str, seeds: list[int], n_deals: int, passes: int)
         best = None
         for _ in range(passes):
             t0 = time.process_time()
-            _, nodes, check = _run_set(solver, sets[s])
+            _, nodes, check = _run_set(solver, sets[s], kinds)
             t = time.process_time() - t0
             best = t if best is None else min(best, t)
         out[s] = (best, nodes, check)
@@ -155,10 +158,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seeds", type=int, nargs="+", default=[7, 11, 3],
                     help="one deal set per seed")
     ap.add_argument("--deals", type=int, default=16, help="deals per set")
+    ap.add_argument("--kinds", type=int, nargs="+", default=list(range(6)), choices=range(6),
+                    help="contract kinds to solve (0-3 suits, 4 BK, 5 VK)")
     ap.add_argument("--child", nargs=2, metavar=("HOME", "PACKAGE"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
-        _child(args.child[0], args.child[1], args.seeds, args.deals, args.passes)
+        _child(args.child[0], args.child[1], args.seeds, args.deals, args.passes, args.kinds)
         return 0
     homes = [
         _kept_copy("bz_base", _base_id(args.base), lambda d: _copy_revision(args.base, d)),
@@ -169,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
     def run_side(i: int) -> dict:
         cmd = [sys.executable, "-m", "benchmarks.ab_solver", "--child", str(homes[i]),
                names[i], "--passes", str(args.passes), "--deals", str(args.deals),
-               "--seeds", *map(str, args.seeds)]
+               "--seeds", *map(str, args.seeds), "--kinds", *map(str, args.kinds)]
         out = subprocess.run(cmd, cwd=ROOT, check=True, capture_output=True, text=True)
         return {int(k): v for k, v in json.loads(out.stdout.strip().splitlines()[-1]).items()}
 
@@ -182,7 +187,7 @@ def main(argv: list[str] | None = None) -> int:
             for s, (t, nodes, check) in run_side(i).items():
                 bests.setdefault((i, s), []).append(t)
                 result[i, s] = (nodes, check)
-    n = 6 * args.deals
+    n = len(args.kinds) * args.deals
     same = True
     print(f"base {args.base} vs working tree, {n} solves a seed, {args.rounds} processes a "
           f"side, best CPU time of {args.passes} passes in each")
