@@ -31,3 +31,17 @@ def test_markdown_report_lists_rows():
     rows = [{"group": "g", "name": "x", "value": 2.5e8, "unit": "hands/s", "note": ""}]
     md = to_markdown(meta, rows)
     assert "## g" in md and "| x | 250.00 M | hands/s |" in md
+
+
+def test_markdown_report_dates_sections_kept_from_earlier_runs():
+    meta = {"date": "today", "python": "3", "numba": "n", "cpus": 2, "bazarsim": "0"}
+    fresh = {"group": "new", "name": "x", "value": 1.0, "unit": "u", "note": "",
+             "measured": "today"}
+    kept = {"group": "old", "name": "y", "value": 2.0, "unit": "u", "note": "",
+            "measured": "yesterday"}
+    assert "Measured" not in to_markdown(meta, [fresh])
+    md = to_markdown(meta, [kept, fresh])
+    assert "## old\n\nMeasured yesterday." in md and "## new\n\nMeasured today." in md
+    undated = dict(kept)
+    del undated["measured"]
+    assert "Measured before rows were dated." in to_markdown(meta, [undated, fresh])
