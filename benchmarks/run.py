@@ -74,8 +74,8 @@ def to_markdown(meta: dict, rows: list[dict]) -> str:
         if r["group"] != group:
             group = r["group"]
             lines += ["", f"## {group}", ""]
-            when = {q.get("measured", UNDATED) for q in rows if q["group"] == group}
             if not one_run:
+                when = {q.get("measured", UNDATED) for q in rows if q["group"] == group}
                 lines += [f"Measured {', '.join(sorted(when))}.", ""]
             lines += ["| benchmark | value | unit | note |", "|---|---:|---|---|"]
         lines.append(f"| {r['name']} | {fmt_value(r['value'])} | {r['unit']} | {r['note']} |")
