@@ -17,8 +17,9 @@ samples). A process that loads from the cache holds one copy. The report checks 
 samples fall on instruction starts of the object and stops otherwise.
 
 Numba files the functions it inlines at its own level (``inline="always"``: the bit scans
-of ``core/bits.py``) under the caller's file, so such a line is shown with the function
-of ``core/bits.py`` it falls in. Compilation takes about a minute and is not counted.
+of ``core/bits.py``) under the caller's file, so a line is shown with the function of
+``core/bits.py`` it falls in too, where there is one. Compilation takes about a minute and
+is not counted.
 """
 
 from __future__ import annotations
@@ -165,14 +166,13 @@ def _report(out: Path, top: int) -> None:
 
 
 def _where(where: tuple[str, int], mods: dict) -> str:
-    """``file:function`` of a source line; a line of the caller's file that falls in none of
-    its functions is an inlined bit helper's (core/bits.py)."""
+    """``file:function`` of a source line. Lines of core/bits.py's inlined helpers carry
+    their caller's file, so a line that also falls in a bits.py function names both
+    (``a | b``; in search.py, whose functions start below bits.py's end, never)."""
     name, line = where
-    for mod in (name, "bits.py"):
-        for a, b, fn in mods.get(mod, ((), ()))[0]:
-            if a <= line <= b:
-                return f"{mod}:{fn}"
-    return f"{name or '?'}:{line}"
+    found = [f"{mod}:{fn}" for mod in dict.fromkeys((name, "bits.py"))
+             for a, b, fn in mods.get(mod, ((),))[0] if a <= line <= b]
+    return " | ".join(found) or f"{name or '?'}:{line}"
 
 
 def main(argv: list[str] | None = None) -> int:
