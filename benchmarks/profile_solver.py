@@ -170,8 +170,8 @@ def _where(where: tuple[str, int], mods: dict) -> str:
     their caller's file, so a line that also falls in a bits.py function names both
     (``a | b``; in search.py, whose functions start below bits.py's end, never)."""
     name, line = where
-    found = [f"{mod}:{fn}" for mod in dict.fromkeys((name, "bits.py"))
-             for a, b, fn in mods.get(mod, ((),))[0] if a <= line <= b]
+    found = [f"{mod}:{fn}" for mod in dict.fromkeys((name, "bits.py")) if mod in mods
+             for a, b, fn in mods[mod][0] if a <= line <= b]
     return " | ".join(found) or f"{name or '?'}:{line}"
 
 
