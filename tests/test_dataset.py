@@ -26,6 +26,7 @@ from bazarsim.store.parts import (
     part_files,
     part_metadata,
     read_dataframe,
+    read_manifest,
 )
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -90,6 +91,34 @@ def test_other_run_in_same_directory_is_refused(tmp_path):
     # the same run again: nothing to do, same data
     again = Simulation(deals=500, seed=1, chunk=300).run(tmp_path)
     assert again["written"] == 0 and again["resumed_from"] == 500
+
+
+def test_a_run_grows_with_a_larger_deal_count(tmp_path):
+    """The same command with a larger -n adds the missing deals (deal i of a seed is the
+    same anyway): the dataset then equals one run of the larger size; fewer is refused."""
+    grown, whole = tmp_path / "grown", tmp_path / "whole"
+    Simulation(deals=700, seed=5, chunk=256, columns="lean").run(grown)
+    heard = []
+    summary = Simulation(deals=1_500, seed=5, chunk=256, columns="lean").run(
+        grown, notice=heard.append)
+    assert summary["resumed_from"] == 700 and summary["written"] == 800
+    assert any("extending it to 1500" in m for m in heard)
+    Simulation(deals=1_500, seed=5, chunk=600, columns="lean").run(whole)
+    assert read_dataframe(grown).equals(read_dataframe(whole))
+    assert read_manifest(grown) == read_manifest(whole)
+    again = Simulation(deals=1_500, seed=5, columns="lean").run(grown)
+    assert again["written"] == 0
+    with pytest.raises(BazarsimError, match="holds a run of 1500 deals"):
+        Simulation(deals=1_000, seed=5, columns="lean").run(grown)
+    with pytest.raises(BazarsimError, match="differs in: seed"):
+        Simulation(deals=2_000, seed=6, columns="lean").run(grown)
+    # through the command line, as a user extends a run
+    p = _cli(["simulate", "-n", "1600", "-s", "5", "--columns", "lean", "-q",
+              "--out", str(grown)])
+    _, err = p.communicate(timeout=120)
+    assert p.returncode == 0, err
+    assert "extending it to 1600" in err
+    assert len(read_dataframe(grown)) == 1_600
 
 
 def test_constrained_dataset(tmp_path):

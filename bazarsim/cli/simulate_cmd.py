@@ -82,7 +82,8 @@ def simulate_command(
 
     Deal i of a seed is the same whatever the chunk size or thread count, so a run that
     was killed finishes, when the same command is run again, with exactly the dataset of
-    an uninterrupted run. With --workers or --scheduler the ranges run as Dask tasks
+    an uninterrupted run, and the same command with a larger --deals extends the dataset.
+    With --workers or --scheduler the ranges run as Dask tasks
     (same dataset; the manifest records the engine).
     """
     rs = load_ruleset(ruleset, option)

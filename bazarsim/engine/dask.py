@@ -297,7 +297,7 @@ def run_dask(sim: Simulation, out: Path, engine: DaskEngine,
     sim.check_feasible()  # refuse, don't hang
     with quiet_dask_logs(), connect(engine) as client:
         info = check_workers(client, engine)
-        prepare_directory(out, sim.params())
+        prepare_directory(out, sim.params(), notice)
         repaired = drop_damaged_parts(sim, out, notice)
         gaps = missing_ranges(out, sim.first, sim.end)
         ranges = chunk_ranges(gaps, sim.chunk)

@@ -74,7 +74,7 @@ def run_local(sim: Simulation, out: Path,
     Parts already present are checked first (:func:`drop_damaged_parts`); ``notice``
     hears about each one redone."""
     sim.check_feasible()  # refuse, don't hang
-    prepare_directory(out, sim.params())
+    prepare_directory(out, sim.params(), notice)
     repaired = drop_damaged_parts(sim, out, notice)
     gaps = missing_ranges(out, sim.first, sim.end)
     todo = sum(b - a for a, b in gaps)

@@ -36,6 +36,10 @@ MANIFEST = "_run.json"
 # :func:`read_manifest` returns without it.
 ENGINES = "engines"
 MAX_ENGINE_RECORDS = 100
+# Run parameters that set how far a run reaches, not which deals it holds: deal ``i`` of a
+# seed is the same whatever the run's size, so a dataset grows by running the same command
+# with a larger ``--deals`` (:func:`prepare_directory`), and its parts stay sound.
+EXTENT_KEYS = ("deals",)
 PART_RE = re.compile(r"^part-(\d{16})-(\d{16})\.parquet$")
 TMP_PREFIX = ".tmp-"
 
@@ -145,18 +149,42 @@ def missing_ranges(out: AnyPath, first: int, end: int) -> list[tuple[int, int]]:
     return uncovered(existing_parts(out), first, end, out)
 
 
-def prepare_directory(out: AnyPath, params: dict) -> None:
-    """Create ``out`` or check that it holds the run ``params``; drop stale temp files."""
+def run_identity(params: dict) -> dict:
+    """What makes two runs' rows the same: the parameters without their extent."""
+    return {k: v for k, v in params.items() if k not in EXTENT_KEYS}
+
+
+def _differences(old: dict, new: dict) -> list[str]:
+    return sorted(k for k in set(old) | set(new) if old.get(k) != new.get(k))
+
+
+def prepare_directory(out: AnyPath, params: dict, notice=None) -> None:
+    """Create ``out`` or check that it holds the run ``params``; drop stale temp files.
+
+    The same run with more deals extends the dataset: the manifest takes the new count and
+    the missing index ranges are dealt (``notice`` hears it). Fewer deals than the dataset
+    holds are refused: a run grows, it is never cut."""
     with os_errors("create the dataset directory", out):
         out.mkdir(parents=True, exist_ok=True)
     manifest = out / MANIFEST
     if manifest.exists():
         old = read_manifest(out)
-        if old != params:
-            diff = sorted(k for k in set(old) | set(params) if old.get(k) != params.get(k))
+        diff = _differences(run_identity(old), run_identity(params))
+        if diff:
             raise BazarsimError(
                 f"{out} holds a different simulation (differs in: {', '.join(diff)}); "
                 "use another --out directory")
+        if params["deals"] < old["deals"]:
+            raise BazarsimError(
+                f"{out} holds a run of {old['deals']} deals: give --deals {old['deals']} "
+                "or more (a dataset grows, it is never cut; use another --out directory for "
+                "fewer deals)", str(params["deals"]))
+        if params["deals"] > old["deals"]:
+            full = read_manifest_record(out)
+            full["deals"] = params["deals"]
+            atomic_write_bytes(manifest, json.dumps(full, indent=2).encode())
+            if notice:
+                notice(f"{out} held {old['deals']} deals: extending it to {params['deals']}")
     else:
         if any(out.glob("part-*.parquet")):
             raise BazarsimError(f"{out} has part files but no {MANIFEST}: not a "
@@ -232,7 +260,8 @@ def part_range(path: AnyPath) -> tuple[int, int]:
 def check_part(path: AnyPath, params: dict) -> str | None:
     """Why the part at ``path`` is not a sound part of the run ``params`` (None if it is):
     its footer must be readable, its row count and metadata index range must match its
-    name, and its metadata must name the same run as the manifest."""
+    name, and its metadata must name the same run as the manifest (its size aside: a part
+    written before the run was extended is a part of it)."""
     start, end = part_range(path)
     try:
         if isinstance(path, FsPath):
@@ -249,8 +278,8 @@ def check_part(path: AnyPath, params: dict) -> str | None:
     if (meta.get("start"), meta.get("end")) != (start, end):
         return f"its metadata says indices {meta.get('start')}..{meta.get('end')}"
     run = {k: v for k, v in meta.items() if k not in ("start", "end", "package_version")}
-    if run != params:
-        diff = sorted(k for k in set(run) | set(params) if run.get(k) != params.get(k))
+    diff = _differences(run_identity(run), run_identity(params))
+    if diff:
         return f"written by another run (differs in: {', '.join(diff)})"
     return None
 
