@@ -174,3 +174,27 @@ def test_every_console_example_runs_and_prints_what_it_shows(tmp_path, monkeypat
         assert r.exit_code == 0, f"{ex.where}: bazarsim {shlex.join(args)}\n{r.output}"
         check_shown(ex, r.stdout)
     assert len(skipped) <= 4, skipped
+
+
+def python_examples(path: Path) -> list[tuple[str, str]]:
+    """The ``python`` blocks of a document: (file:line, code)."""
+    text = path.read_text(encoding="utf-8")
+    return [(f"{path.relative_to(ROOT)}:{text[:m.start()].count(chr(10)) + 1}", m.group(1))
+            for m in re.finditer(r"^```python\n(.*?)^```", text, re.S | re.M)]
+
+
+def test_python_examples_run_and_keep_out_of_the_command_line_examples_way(tmp_path,
+                                                                           monkeypatch):
+    """Each Python block runs as it stands (sizes cut to MAX_DEALS), and writes no dataset
+    directory a console example writes: a reader running both gets both."""
+    monkeypatch.chdir(tmp_path)
+    cli_outs = {ex.args[ex.args.index("--out") + 1] for ex in ALL if "--out" in ex.args}
+    blocks = [b for doc in DOCS for b in python_examples(doc)]
+    assert blocks
+    for where, code in blocks:
+        written = set(re.findall(r'\.run\("([^"]+)"\)', code))
+        assert not written & cli_outs, f"{where}: the Python example writes {written & cli_outs}"
+        small = re.sub(r"deals=([\d_]+)",
+                       lambda m: f"deals={min(int(m.group(1).replace('_', '')), MAX_DEALS)}",
+                       code)
+        exec(compile(small, where, "exec"), {})

@@ -72,7 +72,7 @@ class Simulation:
     ruleset: Ruleset = field(default_factory=get_ruleset)
     constraints: Constraints = field(default_factory=no_constraints)
     dealer: int = ROTATE
-    kinds: tuple[int, ...] | None = None
+    kinds: tuple[int | str, ...] | None = None  # codes or names ("H"); None: every kind
     chunk: int | None = None  # deals per chunk; None: DEFAULT_CHUNK, or DEFAULT_DD_CHUNK
     compression: str = "zstd"
     columns: str = "full"
@@ -97,7 +97,8 @@ class Simulation:
         if self.columns not in COLUMN_SETS:
             raise BazarsimError(f"--columns {self.columns!r}: choose full or lean",
                                 self.columns)
-        self.kinds = tuple(self.kinds) if self.kinds else tuple(self.ruleset.kinds)
+        self.kinds = (tuple(parse_kind(k) if isinstance(k, str) else k for k in self.kinds)
+                      if self.kinds else tuple(self.ruleset.kinds))
         for k in self.kinds:
             self.ruleset.check_kind(k)
         self.generator = DealGenerator(self.seed, self.constraints, self.ruleset)
