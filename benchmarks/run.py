@@ -2,7 +2,8 @@
 
 Every module ``benchmarks/bench_*.py`` exposes ``collect(quick: bool) -> list[dict]``
 (rows made with :func:`benchmarks.common.row`). The runner prints one table and writes
-``reports/benchmarks.json`` and ``reports/benchmarks.md``. With ``--only`` the other
+``reports/benchmarks.json`` and ``reports/benchmarks.md``, then rewrites the figures the
+README and docs quote from them (:mod:`benchmarks.figures`). With ``--only`` the other
 modules' rows are kept from the last report, so every row carries the date of the run
 that measured it and each section of the Markdown says when it was measured: a page that
 mixes runs must not read as one.
@@ -112,6 +113,11 @@ def main(argv: list[str] | None = None) -> None:
     jpath.write_text(json.dumps(payload, indent=2) + "\n")
     (out / "benchmarks.md").write_text(to_markdown(meta, payload["results"]))
     print(f"wrote {jpath} and {out / 'benchmarks.md'}")
+    if out.resolve() == REPORTS.resolve():  # the docs quote this report's figures
+        from benchmarks.figures import fill_documents
+
+        for path in fill_documents(jpath):
+            print(f"filled the figures of {path.name}")
 
 
 if __name__ == "__main__":

@@ -60,8 +60,8 @@ def simulate_command(
     dd: Annotated[bool, typer.Option("--dd", help="Also solve each deal double dummy for "
                   "every kind: {K}_dd_ns (card points N-S take with perfect play, first lead "
                   "from the dealer's left) and {K}_dd_capot (1 N-S, 2 E-W can take every "
-                  "trick). About 4 ms a deal for six kinds on 2 cores: the input of "
-                  "`bazarsim table bids`.")] = False,
+                  "trick): the input of `bazarsim table bids`. Some ms a deal for six kinds (the "
+                  "README's speed figures, from `make bench`).")] = False,
     compression: Annotated[str, typer.Option("--compression", help="Parquet codec: zstd, lz4, "
                            "snappy or none.")] = "zstd",
     scheduler: Annotated[str | None, typer.Option(
