@@ -66,6 +66,7 @@ _LAZY = {
     "score_deals": "bazarsim.rules.scoring",
     "DealOutcome": "bazarsim.rules.scoring",
     "Simulation": "bazarsim.engine.simulation",
+    "run_simulation": "bazarsim.engine.run",
     "read_dataframe": "bazarsim.store.parts",
     "frequency_table": "bazarsim.analysis.freq",
     "bid_table": "bazarsim.analysis.bids",

@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 from bazarsim.engine.dask import DaskEngine, quiet_dask_logs
+from bazarsim.engine.run import run_simulation
 from bazarsim.engine.simulation import Simulation
 from bazarsim.rules.rulesets import get_ruleset
 
@@ -29,7 +30,7 @@ def _timed(deals: int, chunk: int | None, out: Path, engine=None) -> float:
     sim = Simulation(deals=deals, seed=2026, columns="lean", dd=True, chunk=chunk,
                      ruleset=get_ruleset("bazar"))
     t0 = time.perf_counter()
-    sim.run(out, engine=engine)
+    run_simulation(sim, out, engine=engine)
     elapsed = time.perf_counter() - t0
     shutil.rmtree(out)
     return elapsed
@@ -51,7 +52,8 @@ def _collect(quick: bool) -> list[dict]:
     best: dict[str, float] = {}
     started: dict[int, float] = {}
     try:
-        Simulation(deals=8, seed=1, columns="lean", dd=True).run(tmp / "warm")  # compile
+        run_simulation(
+            Simulation(deals=8, seed=1, columns="lean", dd=True), tmp / "warm")  # compile
         clusters = {}
         for n in (1, 2):
             t0 = time.perf_counter()

@@ -13,6 +13,7 @@ import numpy as np
 from bazarsim.deals.constraints import parse_constraints
 from bazarsim.deals.generator import DealBatch, DealGenerator, numpy_deal
 from bazarsim.deals.numbering import deal_numbers
+from bazarsim.engine.run import run_simulation
 from bazarsim.engine.simulation import Simulation
 from bazarsim.evaluate.hands import evaluate_deals_kernel, evaluate_hands_kernel
 from bazarsim.rules.compiled import compiled_rules
@@ -53,10 +54,10 @@ def _e2e(dealer_factory, n: int, chunk: int, kinds, columns: str) -> float:
     try:
         warm = Simulation(deals=2000, seed=1, kinds=kinds, chunk=1000, columns=columns)
         warm.generator = dealer_factory()
-        warm.run(f"{tmp}/warm")
+        run_simulation(warm, f"{tmp}/warm")
         sim = Simulation(deals=n, seed=1, kinds=kinds, chunk=chunk, columns=columns)
         sim.generator = dealer_factory()
-        return n / median_time(lambda: sim.run(f"{tmp}/run"), repeats=1, warmup=0)
+        return n / median_time(lambda: run_simulation(sim, f"{tmp}/run"), repeats=1, warmup=0)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

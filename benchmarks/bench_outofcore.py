@@ -32,6 +32,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from bazarsim.engine.run import run_simulation
 from bazarsim.engine.simulation import Simulation
 from bazarsim.store.parts import (
     MANIFEST,
@@ -89,7 +90,7 @@ def dataframe_gb(path: Path, rows: int) -> float:
 
 def lean_dataset(deals: int) -> Path:
     out = CACHE / f"lean-{deals}"
-    Simulation(deals=deals, seed=2026, columns="lean").run(out)  # resumes what is there
+    run_simulation(Simulation(deals=deals, seed=2026, columns="lean"), out)  # resumes what is there
     return out
 
 
@@ -99,8 +100,8 @@ def tiled_dd_dataset(rows: int, tile: int = 512) -> Path:
     if (out / MANIFEST).exists() and sum(b - a for a, b in existing_parts(out)) == rows:
         return out
     src = CACHE / f"dd-{tile}"
-    Simulation(deals=tile, seed=2026, columns="lean", dd=True, kinds=(1, 4),
-               chunk=tile).run(src)
+    run_simulation(Simulation(deals=tile, seed=2026, columns="lean", dd=True, kinds=(1, 4),
+                              chunk=tile), src)
     base = pq.read_table(part_files(src)).sort_by("index")
     params = dict(read_manifest(src), deals=rows)
     prepare_directory(out, params)

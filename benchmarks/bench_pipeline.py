@@ -17,6 +17,7 @@ import numpy as np
 
 from bazarsim.dd.batch import dd_tables
 from bazarsim.deals.generator import DealGenerator
+from bazarsim.engine.run import run_simulation
 from bazarsim.engine.simulation import Simulation
 from bazarsim.rules.rulesets import get_ruleset
 
@@ -33,14 +34,15 @@ def collect(quick: bool) -> list[dict]:
     tmp = Path(tempfile.mkdtemp(prefix="bench-pipeline-"))
     try:
         dd_tables(batch.hands[:4], dealer=index_dealers[:4], ruleset=rs)  # compile
-        Simulation(deals=4, seed=1, columns="lean", dd=True).run(tmp / "warm")
+        run_simulation(Simulation(deals=4, seed=1, columns="lean", dd=True), tmp / "warm")
         for r in range(rounds):
             t0 = time.perf_counter()
             dd_tables(batch.hands, dealer=index_dealers, ruleset=rs)
             best_batch = min(best_batch, time.perf_counter() - t0)
             out = tmp / f"run{r}"
             t0 = time.perf_counter()
-            Simulation(deals=deals, seed=2026, columns="lean", dd=True, ruleset=rs).run(out)
+            run_simulation(
+                Simulation(deals=deals, seed=2026, columns="lean", dd=True, ruleset=rs), out)
             best_sim = min(best_sim, time.perf_counter() - t0)
             shutil.rmtree(out)
     finally:

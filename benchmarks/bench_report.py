@@ -22,6 +22,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 import bazarsim
+from bazarsim.engine.run import run_simulation
 from bazarsim.engine.simulation import Simulation
 from bazarsim.report.html import write_page
 from bazarsim.report.pages import dataset_page
@@ -63,8 +64,8 @@ def collect(quick: bool) -> list[dict]:
     tmp = Path(tempfile.mkdtemp(prefix="bench-report-"))
     try:
         base = tmp / "base"
-        Simulation(deals=96 if quick else 512, seed=9, ruleset=get_ruleset("bazar"),
-                   columns="lean", dd=True).run(base)
+        run_simulation(Simulation(deals=96 if quick else 512, seed=9, ruleset=get_ruleset("bazar"),
+                                  columns="lean", dd=True), base)
         write_page(dataset_page(str(base)), tmp / "warm.html", "bench")  # warm-up
         big = tmp / "big"
         replicate(base, big, rows)

@@ -23,6 +23,7 @@ from bazarsim.core.cards import SEATS, parse_hand
 from bazarsim.core.contracts import KIND_NAMES, Contract
 from bazarsim.dd.solver import Solver
 from bazarsim.deals.constraints import parse_constraints
+from bazarsim.engine.run import run_simulation
 from bazarsim.engine.simulation import Simulation
 from bazarsim.rules.rulesets import RULESETS, get_ruleset
 from bazarsim.rules.scoring import DealOutcome, score_deal
@@ -38,8 +39,9 @@ def datasets(tmp_path_factory):
     out = {}
     for name in RULESETS:
         path = tmp_path_factory.mktemp(name)
-        Simulation(deals=DEALS, seed=11, ruleset=get_ruleset(name), columns="lean", dd=True,
-                   chunk=10).run(path)
+        run_simulation(
+            Simulation(deals=DEALS, seed=11, ruleset=get_ruleset(name), columns="lean", dd=True,
+                   chunk=10), path)
         out[name] = path
     return out
 
@@ -174,8 +176,9 @@ def test_dd_columns_equal_the_solver(datasets, name):
 
 
 def test_dd_dataset_same_whatever_the_chunk(datasets, tmp_path):
-    Simulation(deals=DEALS, seed=11, ruleset=get_ruleset("bazar"), columns="lean", dd=True,
-               chunk=7).run(tmp_path)
+    run_simulation(
+        Simulation(deals=DEALS, seed=11, ruleset=get_ruleset("bazar"), columns="lean", dd=True,
+               chunk=7), tmp_path)
     assert read_dataframe(tmp_path).equals(read_dataframe(datasets["bazar"]))
 
 
@@ -208,7 +211,7 @@ def test_dd_points_add_up_to_the_deal_total(datasets):
 
 def test_bad_input_is_one_error_line(datasets, tmp_path):
     plain = tmp_path / "plain"
-    Simulation(deals=10, seed=1, kinds=(1,), columns="lean").run(plain)
+    run_simulation(Simulation(deals=10, seed=1, kinds=(1,), columns="lean"), plain)
     d = str(datasets["bazar"])
     cases = [
         (["table", "bids", str(plain)], "no DD columns"),
@@ -253,9 +256,9 @@ def test_dd_with_constraints_and_shards_equals_one_run(tmp_path):
     cons = parse_constraints(["S=AJ9.K7.Q.T8"], ["len(N,H)>=3"])
     common = dict(seed=4, ruleset=get_ruleset("bazar"), constraints=cons, kinds=(1, 4),
                   columns="lean", dd=True)
-    Simulation(deals=30, chunk=8, **common).run(tmp_path / "one")
-    Simulation(deals=12, first=0, **common).run(tmp_path / "shards")
-    Simulation(deals=18, first=12, **common).run(tmp_path / "shard2")
+    run_simulation(Simulation(deals=30, chunk=8, **common), tmp_path / "one")
+    run_simulation(Simulation(deals=12, first=0, **common), tmp_path / "shards")
+    run_simulation(Simulation(deals=18, first=12, **common), tmp_path / "shard2")
     one = read_dataframe(tmp_path / "one")
     both = pd.concat([read_dataframe(tmp_path / "shards"), read_dataframe(tmp_path / "shard2")])
     assert one.equals(both.reset_index(drop=True))

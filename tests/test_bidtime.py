@@ -27,6 +27,7 @@ from bazarsim.deals.bidtime import (
     bid_time_key,
 )
 from bazarsim.deals.generator import deal
+from bazarsim.engine.run import run_simulation
 from bazarsim.engine.simulation import Simulation
 from bazarsim.engine.verify import verify_dataset
 from bazarsim.rules.rulesets import get_ruleset
@@ -191,10 +192,12 @@ def test_short_hands_are_refused():
 
 def test_dataset_columns_and_shards(tmp_path):
     rs = get_ruleset("belote-fr")
-    Simulation(deals=3000, seed=4, ruleset=rs, columns="lean", chunk=1000).run(tmp_path / "w")
-    Simulation(deals=1700, seed=4, ruleset=rs, columns="lean", chunk=333).run(tmp_path / "a")
-    Simulation(deals=1300, seed=4, ruleset=rs, columns="lean", chunk=650,
-               first=1700).run(tmp_path / "b")
+    run_simulation(
+        Simulation(deals=3000, seed=4, ruleset=rs, columns="lean", chunk=1000), tmp_path / "w")
+    run_simulation(
+        Simulation(deals=1700, seed=4, ruleset=rs, columns="lean", chunk=333), tmp_path / "a")
+    run_simulation(Simulation(deals=1300, seed=4, ruleset=rs, columns="lean", chunk=650,
+                              first=1700), tmp_path / "b")
     whole = read_dataframe(tmp_path / "w")
     both = pd.concat([read_dataframe(tmp_path / "a"), read_dataframe(tmp_path / "b")],
                      ignore_index=True)
@@ -219,17 +222,17 @@ def test_dataset_columns_and_shards(tmp_path):
 def test_repaired_part_gets_the_same_cards(tmp_path):
     rs = get_ruleset("bela-hr")
     out = tmp_path / "d"
-    Simulation(deals=2000, seed=12, ruleset=rs, chunk=500).run(out)
+    run_simulation(Simulation(deals=2000, seed=12, ruleset=rs, chunk=500), out)
     before = read_dataframe(out)
     part_files(out)[1].unlink()
-    Simulation(deals=2000, seed=12, ruleset=rs, chunk=700).run(out)  # resume
+    run_simulation(Simulation(deals=2000, seed=12, ruleset=rs, chunk=700), out)  # resume
     pd.testing.assert_frame_equal(read_dataframe(out), before)
 
 
 def test_verify_recomputes_and_catches_bid_time_columns(tmp_path):
     out = tmp_path / "d"
-    Simulation(deals=400, seed=2, ruleset=get_ruleset("belote-fr"), chunk=400,
-               writers=1).run(out)
+    run_simulation(Simulation(deals=400, seed=2, ruleset=get_ruleset("belote-fr"), chunk=400,
+                              writers=1), out)
     assert verify_dataset(out, sample=10).ok
     (path,) = part_files(out)
     table = pq.read_table(path)
@@ -246,13 +249,13 @@ def test_older_datasets_keep_working(tmp_path):
     in its own format, and classing by seen cards is one clear error."""
     rs = get_ruleset("belote-fr")
     out = tmp_path / "old"
-    Simulation(deals=600, seed=5, ruleset=rs, chunk=200, bid_time=False).run(out)
+    run_simulation(Simulation(deals=600, seed=5, ruleset=rs, chunk=200, bid_time=False), out)
     manifest = json.loads((out / MANIFEST).read_text())
     assert "bid_time" not in manifest
     assert verify_dataset(out, sample=6).ok
     part_files(out)[0].unlink()
     notes = []
-    Simulation(deals=600, seed=5, ruleset=rs, chunk=200).run(out, notice=notes.append)
+    run_simulation(Simulation(deals=600, seed=5, ruleset=rs, chunk=200), out, notice=notes.append)
     assert notes and "without bid-time columns" in notes[0]
     df = read_dataframe(out)
     assert len(df) == 600 and not [c for c in df.columns if "seen" in c]
@@ -271,8 +274,9 @@ def dd_sets(tmp_path_factory):
                             ("old", "belote-fr", {"bid_time": False}),
                             ("bazar", "bazar", {})):
         path = tmp_path_factory.mktemp(name)
-        Simulation(deals=40, seed=17, ruleset=get_ruleset(rs), kinds=(1, 4), columns="lean",
-                   dd=True, chunk=16, **extra).run(path)
+        run_simulation(
+            Simulation(deals=40, seed=17, ruleset=get_ruleset(rs), kinds=(1, 4), columns="lean",
+                   dd=True, chunk=16, **extra), path)
         out[name] = path
     return out
 

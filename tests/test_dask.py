@@ -23,6 +23,7 @@ from bazarsim.cli import app
 from bazarsim.core.errors import BazarsimError
 from bazarsim.engine.dask import DaskEngine, KillOnce
 from bazarsim.engine.local import chunk_ranges
+from bazarsim.engine.run import run_simulation
 from bazarsim.engine.simulation import Simulation
 from bazarsim.store.parts import (
     MANIFEST,
@@ -84,8 +85,8 @@ def assert_clean(out: Path, first: int, end: int) -> None:
 
 
 def check_same_dataset_as_in_process_with_any_chunk(tmp_path, engine, _cluster):
-    lean(chunk=1000).run(tmp_path / "local")
-    summary = lean(chunk=430).run(tmp_path / "dask", engine=engine)
+    run_simulation(lean(chunk=1000), tmp_path / "local")
+    summary = run_simulation(lean(chunk=430), tmp_path / "dask", engine=engine)
     assert summary["written"] == 3000 and summary["engine"] == "dask"
     assert summary["workers"] == 2
     assert_same_dataset(tmp_path / "local", tmp_path / "dask")
@@ -99,14 +100,14 @@ def check_same_dataset_as_in_process_with_any_chunk(tmp_path, engine, _cluster):
 
 def check_dd_run_is_the_same_dataset(tmp_path, engine, _cluster):
     kw = {"deals": 24, "seed": 3, "columns": "lean", "dd": True, "kinds": (1, 4)}
-    Simulation(**kw, chunk=24).run(tmp_path / "local")
-    Simulation(**kw, chunk=5, first=0).run(tmp_path / "dask", engine=engine)
+    run_simulation(Simulation(**kw, chunk=24), tmp_path / "local")
+    run_simulation(Simulation(**kw, chunk=5, first=0), tmp_path / "dask", engine=engine)
     assert_same_dataset(tmp_path / "local", tmp_path / "dask")
     assert "H_dd_ns" in read_dataframe(tmp_path / "dask").columns
 
 
 def check_worker_killed_mid_task_loses_nothing(tmp_path, engine, cluster):
-    lean(chunk=3000).run(tmp_path / "local")
+    run_simulation(lean(chunk=3000), tmp_path / "local")
     marker = tmp_path / "killed-once"
     pids = {w.process.pid for w in cluster.workers.values()}
     summary = dask_engine.run_dask(lean(chunk=500), tmp_path / "dask", engine,
@@ -127,19 +128,19 @@ def check_worker_killed_mid_task_loses_nothing(tmp_path, engine, cluster):
 
 def check_resumes_from_the_parts_on_disk(tmp_path, engine, _cluster):
     out = tmp_path / "d"
-    lean(chunk=600).run(tmp_path / "local")
-    lean(chunk=600).run(out)  # in-process, then lose two parts and damage one
+    run_simulation(lean(chunk=600), tmp_path / "local")
+    run_simulation(lean(chunk=600), out)  # in-process, then lose two parts and damage one
     files = part_files(out)
     files[1].unlink()
     files[4].unlink()
     files[6].write_bytes(files[6].read_bytes()[:100])
     notes = []
-    summary = lean(chunk=250).run(out, engine=engine, notice=notes.append)
+    summary = run_simulation(lean(chunk=250), out, engine=engine, notice=notes.append)
     assert summary["written"] == 3 * 300 and summary["resumed_from"] == 2100
     assert len(notes) == 1 and "damaged" in notes[0]
     assert_same_dataset(tmp_path / "local", out)
     assert_clean(out, 0, 3000)
-    again = lean(chunk=250).run(out, engine=engine)
+    again = run_simulation(lean(chunk=250), out, engine=engine)
     assert again["written"] == 0
     engines = [e["engine"] for e in json.loads((out / MANIFEST).read_text())["engines"]]
     assert engines == ["local", "dask"]  # a run with nothing to do records nothing
@@ -152,21 +153,21 @@ def check_cli_on_a_scheduler_with_a_file_url(tmp_path, _engine, cluster):
                                    out.as_uri(), "--scheduler", cluster.scheduler_address])
     assert res.exit_code == 0, res.output
     assert "on 2 Dask workers" in res.output
-    lean(deals=1500).run(tmp_path / "local")
+    run_simulation(lean(deals=1500), tmp_path / "local")
     assert_same_dataset(tmp_path / "local", out)
 
 
 def check_workers_write_through_an_fsspec_url(tmp_path, engine, _cluster):
     """local:// goes through fsspec on the workers (the code path of s3://); a URL the
     workers cannot see (memory:// lives in the driver's process) is one error."""
-    lean(deals=1200).run(tmp_path / "local")
+    run_simulation(lean(deals=1200), tmp_path / "local")
     url = f"local://{tmp_path}/fs"
-    summary = lean(deals=1200, chunk=500).run(url, engine=engine)
+    summary = run_simulation(lean(deals=1200, chunk=500), url, engine=engine)
     assert summary["written"] == 1200 and summary["out"] == url
     assert_same_dataset(tmp_path / "local", tmp_path / "fs")
     assert_clean(tmp_path / "fs", 0, 1200)
     with pytest.raises(BazarsimError, match="cannot see the dataset directory"):
-        lean(deals=100).run(f"memory://bazarsim-test/{tmp_path.name}", engine=engine)
+        run_simulation(lean(deals=100), f"memory://bazarsim-test/{tmp_path.name}", engine=engine)
 
 
 def check_worker_with_another_version_is_an_error(tmp_path, engine, cluster):
@@ -175,7 +176,7 @@ def check_worker_with_another_version_is_an_error(tmp_path, engine, cluster):
     try:
         with pytest.raises(BazarsimError,
                            match=rf"runs bazarsim {re.escape(real)}.*driver bazarsim 9\.9\.9"):
-            lean().run(tmp_path / "d", engine=engine)
+            run_simulation(lean(), tmp_path / "d", engine=engine)
     finally:
         dask_engine.__version__ = real
     assert not (tmp_path / "d").exists()  # checked before anything is written
@@ -215,10 +216,10 @@ def test_engine_options_are_checked():
 @pytest.mark.parametrize("workers", [1, 3])
 def test_local_clusters_of_1_and_3_workers(tmp_path, workers):
     kw = {"deals": 40, "seed": 11, "dd": True, "columns": "full"}
-    Simulation(**kw).run(tmp_path / "local")
+    run_simulation(Simulation(**kw), tmp_path / "local")
     for chunk in (1, 13):
-        Simulation(**kw, chunk=chunk).run(tmp_path / f"w{chunk}",
-                                          engine=DaskEngine(workers=workers))
+        run_simulation(Simulation(**kw, chunk=chunk), tmp_path / f"w{chunk}",
+                       engine=DaskEngine(workers=workers))
         assert_same_dataset(tmp_path / "local", tmp_path / f"w{chunk}")
         assert_clean(tmp_path / f"w{chunk}", 0, 40)
 
@@ -241,6 +242,6 @@ def test_driver_killed_and_restarted_resumes(tmp_path, cluster):
     assert len(existing_parts(out)) < 15
     done = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
-    Simulation(deals=60, seed=5, dd=True, columns="lean").run(tmp_path / "local")
+    run_simulation(Simulation(deals=60, seed=5, dd=True, columns="lean"), tmp_path / "local")
     assert_same_dataset(tmp_path / "local", out)
     assert_clean(out, 0, 60)

@@ -17,6 +17,7 @@ from bazarsim.core.cards import SEATS
 from bazarsim.core.errors import BazarsimError
 from bazarsim.deals.constraints import parse_constraints
 from bazarsim.deals.generator import DealGenerator
+from bazarsim.engine.run import run_simulation
 from bazarsim.engine.simulation import Simulation
 from bazarsim.evaluate.hands import evaluate_deals, evaluate_hands
 from bazarsim.rules.rulesets import get_ruleset
@@ -40,7 +41,7 @@ def _cli(args, env=None, **kw):
 
 def test_rows_match_dealer_and_evaluation(tmp_path):
     sim = Simulation(deals=20_000, seed=3, chunk=6_000, ruleset=get_ruleset("bazar"))
-    summary = sim.run(tmp_path)
+    summary = run_simulation(sim, tmp_path)
     assert summary["written"] == 20_000
     assert sorted(existing_parts(tmp_path)) == [  # each chunk written as two parts
         (0, 3000), (3000, 6000), (6000, 9000), (9000, 12000), (12000, 15000),
@@ -71,7 +72,7 @@ def test_rows_match_dealer_and_evaluation(tmp_path):
 def test_metadata_and_manifest(tmp_path):
     rs = get_ruleset("bazar", **{"declarations.four_eights_cancel": False})
     sim = Simulation(deals=1000, seed=9, ruleset=rs, chunk=400, kinds=(1, 4), dealer=2)
-    sim.run(tmp_path)
+    run_simulation(sim, tmp_path)
     meta = part_metadata(part_files(tmp_path)[1])
     assert meta["seed"] == 9 and meta["start"] == 200 and meta["end"] == 400
     assert meta["ruleset"] == "bazar" and meta["schema_version"] == 1
@@ -85,11 +86,11 @@ def test_metadata_and_manifest(tmp_path):
 
 
 def test_other_run_in_same_directory_is_refused(tmp_path):
-    Simulation(deals=500, seed=1, chunk=200).run(tmp_path)
+    run_simulation(Simulation(deals=500, seed=1, chunk=200), tmp_path)
     with pytest.raises(BazarsimError, match="differs in: seed"):
-        Simulation(deals=500, seed=2, chunk=200).run(tmp_path)
+        run_simulation(Simulation(deals=500, seed=2, chunk=200), tmp_path)
     # the same run again: nothing to do, same data
-    again = Simulation(deals=500, seed=1, chunk=300).run(tmp_path)
+    again = run_simulation(Simulation(deals=500, seed=1, chunk=300), tmp_path)
     assert again["written"] == 0 and again["resumed_from"] == 500
 
 
@@ -97,21 +98,21 @@ def test_a_run_grows_with_a_larger_deal_count(tmp_path):
     """The same command with a larger -n adds the missing deals (deal i of a seed is the
     same anyway): the dataset then equals one run of the larger size; fewer is refused."""
     grown, whole = tmp_path / "grown", tmp_path / "whole"
-    Simulation(deals=700, seed=5, chunk=256, columns="lean").run(grown)
+    run_simulation(Simulation(deals=700, seed=5, chunk=256, columns="lean"), grown)
     heard = []
-    summary = Simulation(deals=1_500, seed=5, chunk=256, columns="lean").run(
-        grown, notice=heard.append)
+    summary = run_simulation(
+        Simulation(deals=1_500, seed=5, chunk=256, columns="lean"), grown, notice=heard.append)
     assert summary["resumed_from"] == 700 and summary["written"] == 800
     assert any("extending it to 1500" in m for m in heard)
-    Simulation(deals=1_500, seed=5, chunk=600, columns="lean").run(whole)
+    run_simulation(Simulation(deals=1_500, seed=5, chunk=600, columns="lean"), whole)
     assert read_dataframe(grown).equals(read_dataframe(whole))
     assert read_manifest(grown) == read_manifest(whole)
-    again = Simulation(deals=1_500, seed=5, columns="lean").run(grown)
+    again = run_simulation(Simulation(deals=1_500, seed=5, columns="lean"), grown)
     assert again["written"] == 0
     with pytest.raises(BazarsimError, match="holds a run of 1500 deals"):
-        Simulation(deals=1_000, seed=5, columns="lean").run(grown)
+        run_simulation(Simulation(deals=1_000, seed=5, columns="lean"), grown)
     with pytest.raises(BazarsimError, match="differs in: seed"):
-        Simulation(deals=2_000, seed=6, columns="lean").run(grown)
+        run_simulation(Simulation(deals=2_000, seed=6, columns="lean"), grown)
     # through the command line, as a user extends a run
     p = _cli(["simulate", "-n", "1600", "-s", "5", "--columns", "lean", "-q",
               "--out", str(grown)])
@@ -123,7 +124,8 @@ def test_a_run_grows_with_a_larger_deal_count(tmp_path):
 
 def test_constrained_dataset(tmp_path):
     cons = parse_constraints(["S:AH KH QH"], ["len(N,S)>=4"])
-    Simulation(deals=3000, seed=4, constraints=cons, chunk=1000, kinds=(1,)).run(tmp_path)
+    run_simulation(
+        Simulation(deals=3000, seed=4, constraints=cons, chunk=1000, kinds=(1,)), tmp_path)
     df = read_dataframe(tmp_path)
     s = df["S"].to_numpy().astype(np.uint32)
     mask = np.uint32(cons.fixed[2])
@@ -171,26 +173,27 @@ def test_sigkill_mid_run_then_resume_equals_uninterrupted_run(tmp_path):
     assert resumed.returncode == 0, err
     assert not list(out.glob(".tmp-*"))
     clean = tmp_path / "clean"
-    Simulation(deals=150_000, seed=5, kinds=(1,), chunk=60_000, writers=3).run(clean)
+    run_simulation(Simulation(deals=150_000, seed=5, kinds=(1,), chunk=60_000, writers=3), clean)
     pd.testing.assert_frame_equal(read_dataframe(out), read_dataframe(clean))
 
 
 def test_lean_columns_are_a_subset_of_full(tmp_path):
-    Simulation(deals=3000, seed=6, chunk=2000, columns="lean").run(tmp_path / "lean")
-    Simulation(deals=3000, seed=6, chunk=2000).run(tmp_path / "full")
+    run_simulation(Simulation(deals=3000, seed=6, chunk=2000, columns="lean"), tmp_path / "lean")
+    run_simulation(Simulation(deals=3000, seed=6, chunk=2000), tmp_path / "full")
     lean = read_dataframe(tmp_path / "lean")
     full = read_dataframe(tmp_path / "full")
     assert len(lean.columns) == 52 and len(full.columns) == 188
     assert set(lean.columns) < set(full.columns)
     pd.testing.assert_frame_equal(lean, full[list(lean.columns)])
     with pytest.raises(BazarsimError, match="differs in: columns"):
-        Simulation(deals=3000, seed=6, columns="full").run(tmp_path / "lean")
+        run_simulation(Simulation(deals=3000, seed=6, columns="full"), tmp_path / "lean")
 
 
 def test_shards_of_one_seed_add_up_to_the_whole_run(tmp_path):
-    Simulation(deals=5000, seed=8, kinds=(4,), chunk=2000).run(tmp_path / "whole")
-    Simulation(deals=3100, seed=8, kinds=(4,), chunk=1000).run(tmp_path / "a")
-    Simulation(deals=1900, seed=8, kinds=(4,), chunk=700, first=3100).run(tmp_path / "b")
+    run_simulation(Simulation(deals=5000, seed=8, kinds=(4,), chunk=2000), tmp_path / "whole")
+    run_simulation(Simulation(deals=3100, seed=8, kinds=(4,), chunk=1000), tmp_path / "a")
+    run_simulation(
+        Simulation(deals=1900, seed=8, kinds=(4,), chunk=700, first=3100), tmp_path / "b")
     both = pd.concat([read_dataframe(tmp_path / "a"), read_dataframe(tmp_path / "b")],
                      ignore_index=True)
     pd.testing.assert_frame_equal(both, read_dataframe(tmp_path / "whole"))

@@ -192,7 +192,7 @@ def test_python_examples_run_and_keep_out_of_the_command_line_examples_way(tmp_p
     blocks = [b for doc in DOCS for b in python_examples(doc)]
     assert blocks
     for where, code in blocks:
-        written = set(re.findall(r'\.run\("([^"]+)"\)', code))
+        written = set(re.findall(r'run_simulation\(.*?, "([^"]+)"\)', code))
         assert not written & cli_outs, f"{where}: the Python example writes {written & cli_outs}"
         small = re.sub(r"deals=([\d_]+)",
                        lambda m: f"deals={min(int(m.group(1).replace('_', '')), MAX_DEALS)}",

@@ -11,6 +11,7 @@ import pytest
 from bazarsim.analysis.freq import frequency_table, hand_features
 from bazarsim.analysis.stats import wilson_interval, z_score
 from bazarsim.deals.generator import DealGenerator
+from bazarsim.engine.run import run_simulation
 from bazarsim.engine.simulation import Simulation
 from bazarsim.rules.rulesets import get_ruleset
 
@@ -90,7 +91,7 @@ def test_features_match_plain_python():
 
 
 def test_table_of_a_small_dataset(tmp_path):
-    Simulation(deals=4000, seed=13, chunk=1500, kinds=(1, 4)).run(tmp_path)
+    run_simulation(Simulation(deals=4000, seed=13, chunk=1500, kinds=(1, 4)), tmp_path)
     rows = frequency_table(tmp_path)
     by_name = {(r["scope"], r["feature"]): r for r in rows}
     hands = DealGenerator(13).deal(0, 4000).hands
@@ -119,7 +120,7 @@ def test_table_of_a_small_dataset(tmp_path):
 
 @pytest.mark.gate
 def test_ten_million_deals_agree_with_exact_odds(tmp_path):
-    Simulation(deals=10_000_000, seed=2026, kinds=(1,), columns="lean").run(tmp_path)
+    run_simulation(Simulation(deals=10_000_000, seed=2026, kinds=(1,), columns="lean"), tmp_path)
     rows = frequency_table(tmp_path, confidence=0.999)
     checked = 0
     for r in rows:

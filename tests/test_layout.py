@@ -81,3 +81,65 @@ def test_inlined_helpers_call_only_inlined_helpers():
            if (called := {n.func.id for n in ast.walk(bodies[name])
                           if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}) & plain}
     assert bad == {}
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Module -> the package's modules it imports anywhere in its text (at the top, in a
+    function, under TYPE_CHECKING): an arrow is an arrow however late it is followed."""
+    modules = {}
+    for path in PACKAGE.rglob("*.py"):
+        rel = path.relative_to(PACKAGE.parent).with_suffix("")
+        parts = rel.parts[:-1] if rel.name == "__init__" else rel.parts
+        modules[".".join(parts)] = path
+    graph = {}
+    for name, path in modules.items():
+        edges = set()
+        for module, names in imports(path):
+            for n in names:  # ``from bazarsim.engine import local`` imports a module
+                edges.add(f"{module}.{n}" if f"{module}.{n}" in modules else module)
+        graph[name] = {e for e in edges if e in modules and e != name}
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan)."""
+    index, low, stack, on, out = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_no_import_circles():
+    """Arrows run one way inside the package too: a description (engine.simulation) is
+    used by the engines that run it, never the reverse."""
+    assert cycles(import_graph()) == []
+
+
+def test_the_circle_finder_finds_a_circle():
+    graph = import_graph()
+    graph["bazarsim.engine.simulation"] = graph["bazarsim.engine.simulation"] | {
+        "bazarsim.engine.local"}
+    assert ["bazarsim.engine.local", "bazarsim.engine.simulation"] in cycles(graph)

@@ -12,20 +12,22 @@ from bazarsim.analysis.bids import bid_table
 from bazarsim.analysis.freq import frequency_table
 from bazarsim.cli import app
 from bazarsim.core.errors import BazarsimError
+from bazarsim.engine.run import run_simulation
 from bazarsim.engine.simulation import Simulation
 from bazarsim.store.location import resolve
 from bazarsim.store.parts import part_files, read_dataframe, read_manifest
 
 
 def test_freq_streams_batches_and_reads_file_urls(tmp_path):
-    Simulation(deals=2000, seed=9, columns="lean", chunk=700).run(tmp_path / "d")
+    run_simulation(Simulation(deals=2000, seed=9, columns="lean", chunk=700), tmp_path / "d")
     whole = frequency_table(tmp_path / "d")
     assert frequency_table(tmp_path / "d", batch_size=450) == whole
     assert frequency_table((tmp_path / "d").as_uri()) == whole
 
 
 def test_bids_stream_batches_and_read_file_urls(tmp_path):
-    Simulation(deals=30, seed=4, columns="lean", dd=True, kinds=(1, 4), chunk=11).run(
+    run_simulation(
+        Simulation(deals=30, seed=4, columns="lean", dd=True, kinds=(1, 4), chunk=11),
         tmp_path / "dd")
     whole = bid_table(tmp_path / "dd", by=["trumps"])
     assert bid_table(tmp_path / "dd", by=["trumps"], batch_size=7) == whole
@@ -40,9 +42,9 @@ def test_fsspec_urls_write_and_read_like_paths(tmp_path):
     same tables, a damaged part found and redone."""
     import fsspec
 
-    Simulation(deals=2000, seed=2, columns="lean", chunk=700).run(tmp_path / "local")
+    run_simulation(Simulation(deals=2000, seed=2, columns="lean", chunk=700), tmp_path / "local")
     url = f"memory://bazarsim-test/{tmp_path.name}"
-    summary = Simulation(deals=2000, seed=2, columns="lean", chunk=450).run(url)
+    summary = run_simulation(Simulation(deals=2000, seed=2, columns="lean", chunk=450), url)
     assert summary["written"] == 2000 and summary["out"] == url
     local = read_dataframe(tmp_path / "local")
     assert read_dataframe(url).equals(local)
@@ -54,8 +56,8 @@ def test_fsspec_urls_write_and_read_like_paths(tmp_path):
     with pytest.raises(BazarsimError, match="damaged part"):
         frequency_table(url)
     notes = []
-    again = Simulation(deals=2000, seed=2, columns="lean", chunk=450).run(
-        url, notice=notes.append)
+    again = run_simulation(
+        Simulation(deals=2000, seed=2, columns="lean", chunk=450), url, notice=notes.append)
     assert again["written"] == 225 and "damaged" in notes[0]
     assert read_dataframe(url).equals(local)
     assert not [p for p in mem.ls(f"/bazarsim-test/{tmp_path.name}", detail=False)
@@ -78,7 +80,7 @@ def test_stream_reads_one_part_ahead(tmp_path, monkeypatch):
     """While the caller counts part k, part k + 1 is being read, and no other."""
     from bazarsim.store import parts
 
-    Simulation(deals=6_000, seed=3, columns="lean", chunk=1_000).run(tmp_path / "d")
+    run_simulation(Simulation(deals=6_000, seed=3, columns="lean", chunk=1_000), tmp_path / "d")
     files = parts.checked_part_files(tmp_path / "d")
     started = []
     read = parts._read_part
@@ -111,8 +113,8 @@ def _left_allocated(fn) -> int:
 
 
 def test_tables_keep_no_batch_alive(tmp_path):
-    Simulation(deals=6_000, seed=3, columns="lean", chunk=1_000).run(tmp_path / "d")
+    run_simulation(Simulation(deals=6_000, seed=3, columns="lean", chunk=1_000), tmp_path / "d")
     assert _left_allocated(lambda: frequency_table(tmp_path / "d")) == 0
-    Simulation(deals=40, seed=4, columns="lean", dd=True, kinds=(1,), chunk=4,
-               writers=1).run(tmp_path / "dd")
+    run_simulation(Simulation(deals=40, seed=4, columns="lean", dd=True, kinds=(1,), chunk=4,
+                              writers=1), tmp_path / "dd")
     assert _left_allocated(lambda: bid_table(tmp_path / "dd", by=["trumps"])) == 0

@@ -23,6 +23,7 @@ import pytest
 from typer.testing import CliRunner
 
 from bazarsim.cli import app
+from bazarsim.engine.run import run_simulation
 from bazarsim.engine.simulation import Simulation
 from bazarsim.report.browser import Chromium, find_chromium, problems
 from bazarsim.rules.rulesets import get_ruleset
@@ -39,8 +40,9 @@ def run(*args: str):
 def dd_dataset(tmp_path_factory):
     """A small DD-solved bazar dataset, hearts only (cheap to solve)."""
     path = tmp_path_factory.mktemp("report") / "dd"
-    Simulation(deals=DEALS, seed=3, ruleset=get_ruleset("bazar"), kinds=(1,), columns="lean",
-               dd=True, chunk=150).run(path)
+    run_simulation(
+        Simulation(deals=DEALS, seed=3, ruleset=get_ruleset("bazar"), kinds=(1,), columns="lean",
+               dd=True, chunk=150), path)
     return path
 
 
@@ -48,7 +50,7 @@ def dd_dataset(tmp_path_factory):
 def plain_dataset(tmp_path_factory):
     """A dataset without DD columns."""
     path = tmp_path_factory.mktemp("report") / "plain"
-    Simulation(deals=200, seed=4, ruleset=get_ruleset("bazar"), chunk=200).run(path)
+    run_simulation(Simulation(deals=200, seed=4, ruleset=get_ruleset("bazar"), chunk=200), path)
     return path
 
 
@@ -271,8 +273,9 @@ def test_other_rulesets_pages(name, browser, tmp_path):
     """Rulesets without VK, without levels (belote-fr, bela-hr: the contract is the bid)
     and with bid-time cards (the curves then use the points seen when bidding)."""
     data = tmp_path / name
-    Simulation(deals=120, seed=2, ruleset=get_ruleset(name), kinds=(1, 0), columns="lean",
-               dd=True).run(data)
+    run_simulation(
+        Simulation(deals=120, seed=2, ruleset=get_ruleset(name), kinds=(1, 0), columns="lean",
+               dd=True), data)
     out = tmp_path / f"{name}.html"
     r = run("report", str(data), "-o", str(out), "--min-n", "3")
     assert r.exit_code == 0, r.output
@@ -292,10 +295,13 @@ def test_other_rulesets_pages(name, browser, tmp_path):
 def test_bad_input_is_one_error_line_and_no_file(tmp_path_factory):
     data = tmp_path_factory.mktemp("bad")
     dd_dataset, plain_dataset = data / "dd", data / "plain"
-    Simulation(deals=8, seed=1, ruleset=get_ruleset("bazar"), kinds=(1,), columns="lean",
-               dd=True).run(dd_dataset)
-    Simulation(deals=8, seed=1, ruleset=get_ruleset("bazar"), kinds=(1,)).run(plain_dataset)
-    Simulation(deals=8, seed=1, ruleset=get_ruleset("belote-fr"), kinds=(1,)).run(data / "fr")
+    run_simulation(
+        Simulation(deals=8, seed=1, ruleset=get_ruleset("bazar"), kinds=(1,), columns="lean",
+               dd=True), dd_dataset)
+    run_simulation(
+        Simulation(deals=8, seed=1, ruleset=get_ruleset("bazar"), kinds=(1,)), plain_dataset)
+    run_simulation(
+        Simulation(deals=8, seed=1, ruleset=get_ruleset("belote-fr"), kinds=(1,)), data / "fr")
     broken = data / "broken"
     shutil.copytree(dd_dataset, broken)
     next(broken.glob("part-*.parquet")).write_bytes(b"not parquet")

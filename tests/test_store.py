@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 
 from bazarsim.cli import app
 from bazarsim.deals.constraints import parse_constraints
+from bazarsim.engine.run import run_simulation
 from bazarsim.engine.simulation import Simulation
 from bazarsim.engine.verify import verify_dataset
 from bazarsim.rules.rulesets import get_ruleset
@@ -65,7 +66,7 @@ def test_disk_full_leaves_no_partial_file(tmp_path, monkeypatch):
     monkeypatch.setattr(store.pq, "write_table", full)
     out = tmp_path / "ds"
     with pytest.raises(StoreError, match="No space left on device") as err:
-        Simulation(deals=100, seed=1, kinds=(1,), columns="lean").run(out)
+        run_simulation(Simulation(deals=100, seed=1, kinds=(1,), columns="lean"), out)
     assert "part-0000000000000000" in str(err.value)
     assert sorted(p.name for p in out.iterdir()) == [MANIFEST]  # no part, no temp file
 
@@ -94,7 +95,7 @@ def test_part_of_another_run_is_redone(dataset, tmp_path):
     (dataset / name).write_bytes((other / name).read_bytes())
     reason = store.check_part(dataset / name, store.read_manifest(dataset))
     assert reason and "seed" in reason
-    Simulation.from_params(store.read_manifest(dataset)).run(dataset)
+    run_simulation(Simulation.from_params(store.read_manifest(dataset)), dataset)
     assert read_dataframe(dataset).equals(whole)
 
 

@@ -40,6 +40,7 @@ from bazarsim.analysis.threshold import (
 from bazarsim.cli import app
 from bazarsim.core.contracts import Contract
 from bazarsim.core.errors import BazarsimError
+from bazarsim.engine.run import run_simulation
 from bazarsim.engine.simulation import Simulation
 from bazarsim.rules.rulesets import get_ruleset
 from bazarsim.rules.scoring import DealOutcome, score_deal
@@ -263,8 +264,9 @@ def dataset(tmp_path_factory):
     """A small DD-solved bazar dataset, hearts and no trump only (cheap to solve)."""
     path = tmp_path_factory.mktemp("study")
     rs = get_ruleset("bazar")
-    Simulation(deals=DEALS, seed=5, ruleset=rs, kinds=(1, 4), columns="lean", dd=True,
-               chunk=100).run(path)
+    run_simulation(
+        Simulation(deals=DEALS, seed=5, ruleset=rs, kinds=(1, 4), columns="lean", dd=True,
+               chunk=100), path)
     return path
 
 
@@ -410,8 +412,8 @@ def test_cli_end_to_end_and_deterministic(dataset):
 
 def test_bad_input_is_one_error_line(dataset, tmp_path):
     plain = tmp_path / "plain"
-    Simulation(deals=20, seed=1, ruleset=get_ruleset("bazar"), kinds=(1,),
-               columns="lean").run(plain)
+    run_simulation(Simulation(deals=20, seed=1, ruleset=get_ruleset("bazar"), kinds=(1,),
+                              columns="lean"), plain)
     d = str(dataset)
     cases = [
         (["threshold", str(tmp_path / "none"), "--kind", "H"], "not a bazarsim dataset"),
@@ -446,7 +448,8 @@ def _belote_level(tmp_path):
     from bazarsim.analysis.threshold import open_bid_study
 
     path = tmp_path / "fr"
-    Simulation(deals=8, seed=1, ruleset=get_ruleset("belote-fr"), kinds=(1,), columns="lean",
-               dd=True).run(path)
+    run_simulation(
+        Simulation(deals=8, seed=1, ruleset=get_ruleset("belote-fr"), kinds=(1,), columns="lean",
+               dd=True), path)
     assert open_bid_study(path, "H").bids[0].level == 0
     open_bid_study(path, "H", level=9)

@@ -23,6 +23,7 @@ from bazarsim.cli.common import (
     print_frequency_table,
 )
 from bazarsim.cli.progress import deal_progress, prepare_solver
+from bazarsim.engine.run import run_simulation
 from bazarsim.engine.simulation import Simulation
 from bazarsim.rules.rulesets import get_ruleset
 from bazarsim.store.parts import read_manifest_or_none
@@ -59,7 +60,7 @@ def demo_command(
             typer.echo(f"Replacing {out}/: it holds an older demo dataset.")
             shutil.rmtree(out)
     with deal_progress(quiet, "simulate") as update:
-        summary = sim.run(out, progress=update)
+        summary = run_simulation(sim, out, progress=update)
     if summary["written"]:
         typer.echo(f"Wrote {summary['written']:,} deals in {summary['seconds']:.1f} s "
                    f"({summary['deals_per_second']:,.0f} deals/s end to end).")
@@ -93,7 +94,7 @@ def _dd_part(deals: int, seed: int, out: Path, quiet: bool) -> None:
         shutil.rmtree(out)
     prepare_solver(quiet, rs, sim.kinds)
     with deal_progress(quiet, "simulate --dd") as update:
-        summary = sim.run(out, progress=update)
+        summary = run_simulation(sim, out, progress=update)
     if summary["written"]:
         typer.echo(f"Solved {summary['written']:,} deals in {summary['seconds']:.1f} s "
                    f"({summary['deals_per_second']:,.0f} deals/s).")

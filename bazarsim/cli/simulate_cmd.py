@@ -19,6 +19,7 @@ from bazarsim.cli.progress import deal_progress, prepare_solver
 from bazarsim.core.contracts import parse_kind
 from bazarsim.deals.constraints import parse_constraints
 from bazarsim.engine.dask import DEFAULT_TIMEOUT, DaskEngine, preflight
+from bazarsim.engine.run import run_simulation
 from bazarsim.engine.simulation import Simulation, parse_dealer
 
 
@@ -102,7 +103,8 @@ def simulate_command(
     if dd:
         prepare_solver(quiet, rs, sim.kinds)  # compiled once here: workers load the cache
     with deal_progress(quiet, "simulate") as update:
-        summary = sim.run(out, progress=update, notice=lambda m: typer.echo(m, err=True),
+        summary = run_simulation(
+            sim, out, progress=update, notice=lambda m: typer.echo(m, err=True),
                           engine=engine)
     rate = sim.acceptance
     if not quiet and rate < 1.0:

@@ -65,7 +65,9 @@ def parse_dealer(text: str | int) -> int:
 
 @dataclass
 class Simulation:
-    """Parameters of one run; ``run(out)`` writes (or completes) its dataset."""
+    """Parameters of one run and the rows of an index range: a description, which
+    :func:`bazarsim.engine.run.run_simulation` hands to an engine to write (or complete)
+    its dataset."""
 
     deals: int
     seed: int = 0
@@ -239,23 +241,6 @@ class Simulation:
         if sim.params() != params:
             raise BazarsimError("the manifest describes a run this bazarsim cannot rebuild")
         return sim
-
-    def run(self, out: str | Path, progress: Callable[[int, int], None] | None = None,
-            notice: Callable[[str], None] | None = None, engine=None) -> dict:
-        """Write the missing parts of the dataset in ``out``: on this machine's cores, or
-        with ``engine`` (a :class:`bazarsim.engine.dask.DaskEngine`) as Dask tasks; the
-        rows are the same whatever the engine. ``out``: a path or a ``file://`` URL."""
-        from bazarsim.store.location import resolve
-
-        out = resolve(out)
-        self.continue_older_run(out, notice)
-        if engine is None:
-            from bazarsim.engine.local import run_local
-
-            return run_local(self, out, progress, notice)
-        from bazarsim.engine.dask import run_dask
-
-        return run_dask(self, out, engine, progress, notice)
 
     def continue_older_run(self, out: Path,
                            notice: Callable[[str], None] | None = None) -> None:

@@ -20,6 +20,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from bazarsim.core.errors import BazarsimError
+from bazarsim.engine.run import run_simulation
 from bazarsim.engine.simulation import Simulation
 from bazarsim.store.parts import (
     PART_RE,
@@ -70,7 +71,7 @@ def verify_dataset(out: str | Path, sample: int = 0, repair: bool = False,
         for name in result.damaged:
             with os_errors("remove", out / name):
                 (out / name).unlink()
-        sim.run(out, progress=progress, notice=notice)
+        run_simulation(sim, out, progress=progress, notice=notice)
         again = _check(out, sim, params, sample)
         again.repaired = result.damaged + [f"deal indices {a}..{b - 1}" for a, b in result.gaps
                                            if not _within_damaged(a, b, result.damaged)]
