@@ -22,6 +22,7 @@ import bazarsim.engine.dask as dask_engine
 from bazarsim.cli import app
 from bazarsim.core.errors import BazarsimError
 from bazarsim.engine.dask import DaskEngine, KillOnce
+from bazarsim.engine.faults import KILL_AFTER_PARTS
 from bazarsim.engine.local import chunk_ranges
 from bazarsim.engine.run import run_simulation
 from bazarsim.engine.simulation import Simulation
@@ -117,8 +118,8 @@ def check_worker_killed_mid_task_loses_nothing(tmp_path, engine, cluster):
     assert_same_dataset(tmp_path / "local", tmp_path / "dask")
     assert_clean(tmp_path / "dask", 0, 3000)
     assert len(part_files(tmp_path / "dask")) == 6
-    deadline = time.time() + 60  # the nanny restarts the dead worker
-    while time.time() < deadline:
+    guard = time.time() + 600  # the nanny restarts the dead worker (a hang guard only)
+    while time.time() < guard:
         alive = {w.process.pid for w in cluster.workers.values() if w.process}
         if len(alive) == 2 and alive != pids and len(cluster.scheduler.workers) == 2:
             break
@@ -189,14 +190,12 @@ def closed_port() -> int:
 
 
 def test_unreachable_scheduler_is_one_error_line(tmp_path):
-    t0 = time.perf_counter()
     res = CliRunner().invoke(app, ["simulate", "-n", "100", "--out", str(tmp_path / "x"),
                                    "--scheduler", f"tcp://127.0.0.1:{closed_port()}",
                                    "--connect-timeout", "1"])
     assert res.exit_code == 2
     err = res.output.splitlines()
     assert len(err) == 1 and err[0].startswith("error: cannot reach the Dask scheduler")
-    assert time.perf_counter() - t0 < 15
     assert not (tmp_path / "x").exists()
 
 
@@ -232,14 +231,11 @@ def test_driver_killed_and_restarted_resumes(tmp_path, cluster):
     args = [sys.executable, "-m", "bazarsim", "simulate", "-n", "60", "--seed", "5", "--dd",
             "--columns", "lean", "--chunk", "4", "--out", str(out), "--scheduler",
             cluster.scheduler_address, "-q"]
-    p = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    deadline = time.time() + 120
-    while time.time() < deadline and len(existing_parts(out)) < 3 and p.poll() is None:
-        time.sleep(0.05)
-    assert p.poll() is None, "the run ended before it could be killed"
-    os.kill(p.pid, signal.SIGKILL)
-    p.wait()
-    assert len(existing_parts(out)) < 15
+    # the driver SIGKILLs itself once 3 parts are written (engine/faults.py), not a clock
+    p = subprocess.run(args, cwd=ROOT, capture_output=True,
+                       env=dict(os.environ, **{KILL_AFTER_PARTS: "3"}))
+    assert p.returncode == -signal.SIGKILL
+    assert 3 <= len(existing_parts(out)) < 15
     done = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     run_simulation(Simulation(deals=60, seed=5, dd=True, columns="lean"), tmp_path / "local")

@@ -6,7 +6,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +16,7 @@ from bazarsim.core.cards import SEATS
 from bazarsim.core.errors import BazarsimError
 from bazarsim.deals.constraints import parse_constraints
 from bazarsim.deals.generator import DealGenerator
+from bazarsim.engine.faults import KILL_AFTER_PARTS
 from bazarsim.engine.run import run_simulation
 from bazarsim.engine.simulation import Simulation
 from bazarsim.evaluate.hands import evaluate_deals, evaluate_hands
@@ -154,26 +154,20 @@ def test_threads_and_chunk_sizes_give_identical_datasets(tmp_path):
 
 def test_sigkill_mid_run_then_resume_equals_uninterrupted_run(tmp_path):
     out = tmp_path / "killed"
-    # 120 parts of 1,250 deals: killed after 3, about 1.5 s before the run would end
-    args = ["simulate", "--deals", "150000", "--seed", "5", "--kinds", "H", "--chunk", "1250",
+    # 16 chunks of 1,250 deals, two parts each; the run SIGKILLs itself once 3 parts are
+    # whole (engine/faults.py): at the next chunk's boundary, 4 parts on disk
+    args = ["simulate", "--deals", "20000", "--seed", "5", "--kinds", "H", "--chunk", "1250",
             "--quiet", "--out", str(out)]
-    proc = _cli(args)
-    deadline = time.time() + 300
-    while time.time() < deadline and len(existing_parts(out)) < 3:
-        if proc.poll() is not None:
-            break
-        time.sleep(0.02)
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
-    got = len(existing_parts(out))
+    proc = _cli(args, env={KILL_AFTER_PARTS: "3"})
+    proc.communicate(timeout=600)
     assert proc.returncode == -signal.SIGKILL
-    assert 3 <= got < 120, f"killed with {got} parts written"
+    assert len(existing_parts(out)) == 4
     resumed = _cli(args)
     _o, err = resumed.communicate(timeout=600)
     assert resumed.returncode == 0, err
     assert not list(out.glob(".tmp-*"))
     clean = tmp_path / "clean"
-    run_simulation(Simulation(deals=150_000, seed=5, kinds=(1,), chunk=60_000, writers=3), clean)
+    run_simulation(Simulation(deals=20_000, seed=5, kinds=(1,), chunk=7_000, writers=3), clean)
     pd.testing.assert_frame_equal(read_dataframe(out), read_dataframe(clean))
 
 

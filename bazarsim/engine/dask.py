@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING
 
 from bazarsim import __version__
 from bazarsim.core.errors import BazarsimError
+from bazarsim.engine.faults import parts_written
 from bazarsim.store.location import resolve
 from bazarsim.store.parts import (
     MANIFEST,
@@ -316,7 +317,7 @@ def run_dask(sim: Simulation, out: Path, engine: DaskEngine,
         futures = [client.submit(compute_part, spec, a, b, pure=False, retries=TASK_RETRIES,
                                  key=f"bazarsim-part-{a:016d}-{b:016d}-{os.getpid()}-{t0}")
                    for a, b in ranges]
-        written = 0
+        written = parts = 0
         try:
             for fut in as_completed(futures):
                 try:
@@ -328,6 +329,8 @@ def run_dask(sim: Simulation, out: Path, engine: DaskEngine,
                     raise BazarsimError("the Dask scheduler cancelled the run's tasks (was "
                                         "the scheduler restarted?)") from None
                 written += r["end"] - r["start"]
+                parts += 1
+                parts_written(parts)
                 if progress:
                     progress(done_before + written, sim.deals)
         finally:

@@ -17,6 +17,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from bazarsim.engine.faults import parts_written
 from bazarsim.store.parts import (
     damaged_parts,
     missing_ranges,
@@ -86,12 +87,14 @@ def run_local(sim: Simulation, out: Path,
     t0 = time.perf_counter()
     pool = ThreadPoolExecutor(sim.writers)
     pending: list[Future] = []
-    written = 0
+    written = parts = 0
     try:
         for start, end in chunk_ranges(gaps, sim.chunk):
             rows = sim.compute_range(start, end)
             for f in pending:  # at most two chunks in memory
                 f.result()
+            parts += len(pending)
+            parts_written(parts)
             pending = [pool.submit(write_part, sim.slice_range(rows, s0 - start, s0, s1),
                                    out / part_name(s0, s1), sim.compression)
                        for s0, s1 in split_range(start, end, sim.writers)]
