@@ -35,7 +35,6 @@ from bazarsim.store.parts import (
     read_manifest,
 )
 
-distributed = pytest.importorskip("distributed")
 ROOT = Path(__file__).resolve().parent.parent
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import os
 import re
 import shlex
 import shutil
@@ -57,6 +58,8 @@ def plain_dataset(tmp_path_factory):
 @pytest.fixture(scope="module")
 def browser():
     if find_chromium() is None:
+        if os.environ.get("BAZARSIM_REQUIRE_BROWSER"):  # .ci/run sets it: never a skip there
+            pytest.fail("BAZARSIM_REQUIRE_BROWSER is set but no Chromium was found")
         pytest.skip("no Chromium on this machine (apt-get install chromium; .ci/run does): "
                     "the pages cannot be checked in a browser here")
     with Chromium() as b:
