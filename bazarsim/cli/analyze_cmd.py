@@ -25,6 +25,7 @@ from bazarsim.cli.common import (
     RulesetOpt,
     WhereOpt,
     command,
+    echo_wrapped,
     emit_records,
     load_ruleset,
 )
@@ -177,10 +178,14 @@ def _emit(a, fmt: Format, many: bool, every_bid: bool) -> None:
         typer.echo(to_json(hand_json_records(a)))
         return
     emit_records(hand_records(a, fmt, every_bid), fmt, title=hand_title(a))
-    if fmt in (Format.table, Format.md):
-        sep = "\n" if fmt == Format.md else ""
-        typer.echo(sep + "\n".join(("- " if fmt == Format.md else "") + n
-                                   for n in hand_notes(a, every_bid)) + ("\n" if many else ""))
+    if fmt == Format.md:
+        typer.echo("\n" + "\n".join("- " + n for n in hand_notes(a, every_bid))
+                   + ("\n" if many else ""))
+    elif fmt == Format.table:
+        for n in hand_notes(a, every_bid):
+            echo_wrapped(n)
+        if many:
+            typer.echo("")
 
 
 def _jsonable(v):
