@@ -151,17 +151,19 @@ def analyze_command(
     for q in queries:  # impossible constraints: an error now, not after the compile
         deal_generator(q, seed)
     prepare_solver(quiet, rs, queries[0].kinds)
-    total = deals * len(queries)
     done = []
-    with deal_progress(quiet, "analyze") as update:
-        for i, q in enumerate(queries):
-            tick = (lambda done, _n, base=i * deals: update(base + done, total)) if update else None
-            a = analyze(q, deals=deals, seed=seed, precision=precision, confidence=confidence,
-                        progress=tick)
+    for i, q in enumerate(queries):
+        # one bar a hand, finished (and left on stderr) before its table is printed
+        label = "analyze" if len(queries) == 1 else f"analyze {i + 1}/{len(queries)}"
+        with deal_progress(quiet, label) as update:
             if update:
-                update((i + 1) * deals, total)
-            _emit(a, fmt, file is not None, every_bid)
-            done.append(a)
+                update(0, deals)  # the bar's clock starts now: the rate counts every deal
+            a = analyze(q, deals=deals, seed=seed, precision=precision, confidence=confidence,
+                        progress=update)
+            if update:
+                update(a.deals, a.deals)  # --precision may stop before -n
+        _emit(a, fmt, file is not None, every_bid)
+        done.append(a)
     if html:
         from bazarsim.cli.report_cmd import write_html
         from bazarsim.report.pages import hand_page
