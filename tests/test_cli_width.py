@@ -239,7 +239,8 @@ def test_analyze_table_after_the_finished_bar():
                     "--kinds", "H"])
     plain = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", out)
     frames = [f for f in re.split(r"[\r\n]+", plain) if f.strip()]
-    title = next(i for i, f in enumerate(frames) if f.startswith("AJ9.K7.Q.T8 at S"))
+    title = next((i for i, f in enumerate(frames) if f.startswith("AJ9.K7.Q.T8 at S")), None)
+    assert title is not None, "the title is not on a line of its own\n" + plain
     bars = [i for i, f in enumerate(frames) if "deals/s" in f]
     assert bars and max(bars) < title, "the bar is drawn again after the table\n" + plain
     last = frames[max(bars)]
