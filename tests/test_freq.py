@@ -108,13 +108,13 @@ def test_table_of_a_small_dataset(tmp_path):
                                                                                 "none")]
     assert sum(sides) == 4000
     grouped = frequency_table(tmp_path, by="dealer")
-    assert {r["dealer"] for r in grouped} == {0, 1, 2, 3}
+    assert {r["dealer"] for r in grouped} == {"N", "E", "S", "W"}
     total = sum(r["count"] for r in grouped if r["feature"] == "kq_any_suit")
     assert total == by_name[("hand", "kq_any_suit")]["count"]
     assert all(r["exact"] is not None for r in grouped if r["feature"] == "kq_any_suit")
     # grouped by an outcome of the hands, the unconditional exact odds must not be shown
     by_side = frequency_table(tmp_path, by="H_declaration_side")
-    assert {r["H_declaration_side"] for r in by_side} == {-1, 0, 1}
+    assert {r["H_declaration_side"] for r in by_side} == {"none", "NS", "EW"}
     assert all(r["exact"] is None and r["z"] is None for r in by_side)
 
 

@@ -385,8 +385,8 @@ def test_bela_capot_90_and_declarations_to_capot_side():
 @pytest.mark.parametrize(
     "points, tricks, decl, msg",
     [
-        ((100, 100), (4, 4), (0, 0), "sum to 162"),
-        ((100, 62), (4, 5), (0, 0), "sum to 8"),
+        ((100, 100), (4, 4), (0, 0), r"N-S 100 \+ E-W 100 = 200 card"),
+        ((100, 62), (4, 5), (0, 0), r"N-S 4 \+ E-W 5 = 9 tricks"),
         ((0, 162), (1, 7), (0, 0), None),
         ((10, 152), (0, 8), (0, 0), "took no trick"),
         ((80, 82), (4, 4), (25, 0), "multiple of 10"),
@@ -641,9 +641,9 @@ def test_cli_score_json_and_errors():
     for args, msg in [
         (["-c", "9Q", "-d", "E", "--points", "NS=70"], "'9Q'"),
         (["-c", "9H", "-d", "Z", "--points", "NS=70"], "bad seat"),
-        (["-c", "9H", "-d", "E", "--points", "NS=300"], "sum to 162"),
+        (["-c", "9H", "-d", "E", "--points", "NS=300"], "N-S 300 card"),
         (["-c", "9H", "-d", "E", "--points", "XY=3"], "'XY=3'"),
-        (["-c", "9H", "-d", "E", "--points", "NS=7", "--tricks", "NS=9"], "sum to 8"),
+        (["-c", "9H", "-d", "E", "--points", "NS=7", "--tricks", "NS=9"], "N-S 9 tricks, but"),
         (["-c", "9H", "-d", "E", "--points", "NS=7", "--contra", "--recontra"], "not both"),
         (["-c", "9VK", "-d", "E", "--points", "NS=7", "-r", "bazar-blot"], "VK does not exist"),
     ]:

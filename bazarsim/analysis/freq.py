@@ -142,6 +142,16 @@ def _count_batch(cnt: Counter, hands: np.ndarray, cols: dict, feats, kinds) -> N
                     "four sevens: redeal" if flag == "redeal" else "four eights: cancelled")
 
 
+def group_label(by: str, value):
+    """A ``--by`` group as people name it: the dealer's seat N E S W, a side NS EW (or
+    none) for ``*_side`` columns; other columns as stored."""
+    if by == "dealer":
+        return SEATS[int(value)]
+    if by.endswith("_side"):
+        return {0: "NS", 1: "EW"}.get(int(value), "none")
+    return value
+
+
 def frequency_table(out: str | Path, by: str | None = None, confidence: float = 0.95,
                     batch_size: int = 1 << 20) -> list[dict]:
     """Rows ``{group?, scope, feature, count, n, rate, lo, hi, exact, z, note}``."""
@@ -185,7 +195,7 @@ def frequency_table(out: str | Path, by: str | None = None, confidence: float = 
         for (scope, name), (c, n, note) in cnt.counts.items():
             lo, hi = wilson_interval(c, n, confidence)
             p = exact.get(name)
-            row = {} if by is None else {by: g}
+            row = {} if by is None else {by: group_label(by, g)}
             row.update(scope=scope, feature=name, count=c, n=n, rate=c / n if n else float("nan"),
                        lo=lo, hi=hi, exact=p, z=z_score(c, n, p) if p is not None else None,
                        note=note)

@@ -25,6 +25,7 @@ from bazarsim.cli.common import (
     RulesetOpt,
     WhereOpt,
     command,
+    echo_wrapped,
     emit_records,
     load_ruleset,
 )
@@ -150,17 +151,19 @@ def analyze_command(
     for q in queries:  # impossible constraints: an error now, not after the compile
         deal_generator(q, seed)
     prepare_solver(quiet, rs, queries[0].kinds)
-    total = deals * len(queries)
     done = []
-    with deal_progress(quiet, "analyze") as update:
-        for i, q in enumerate(queries):
-            tick = (lambda done, _n, base=i * deals: update(base + done, total)) if update else None
-            a = analyze(q, deals=deals, seed=seed, precision=precision, confidence=confidence,
-                        progress=tick)
+    for i, q in enumerate(queries):
+        # one bar a hand, finished (and left on stderr) before its table is printed
+        label = "analyze" if len(queries) == 1 else f"analyze {i + 1}/{len(queries)}"
+        with deal_progress(quiet, label) as update:
             if update:
-                update((i + 1) * deals, total)
-            _emit(a, fmt, file is not None, every_bid)
-            done.append(a)
+                update(0, deals)  # the bar's clock starts now: the rate counts every deal
+            a = analyze(q, deals=deals, seed=seed, precision=precision, confidence=confidence,
+                        progress=update)
+            if update:
+                update(a.deals, a.deals)  # --precision may stop before -n
+        _emit(a, fmt, file is not None, every_bid)
+        done.append(a)
     if html:
         from bazarsim.cli.report_cmd import write_html
         from bazarsim.report.pages import hand_page
@@ -177,10 +180,14 @@ def _emit(a, fmt: Format, many: bool, every_bid: bool) -> None:
         typer.echo(to_json(hand_json_records(a)))
         return
     emit_records(hand_records(a, fmt, every_bid), fmt, title=hand_title(a))
-    if fmt in (Format.table, Format.md):
-        sep = "\n" if fmt == Format.md else ""
-        typer.echo(sep + "\n".join(("- " if fmt == Format.md else "") + n
-                                   for n in hand_notes(a, every_bid)) + ("\n" if many else ""))
+    if fmt == Format.md:
+        typer.echo("\n" + "\n".join("- " + n for n in hand_notes(a, every_bid))
+                   + ("\n" if many else ""))
+    elif fmt == Format.table:
+        for n in hand_notes(a, every_bid):
+            echo_wrapped(n)
+        if many:
+            typer.echo("")
 
 
 def _jsonable(v):

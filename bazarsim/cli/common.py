@@ -9,7 +9,7 @@ import typer
 
 from bazarsim.analysis.freq import frequency_table
 from bazarsim.core.errors import BazarsimError
-from bazarsim.report.freq import frequency_records, frequency_title
+from bazarsim.report.freq import frequency_records, frequency_sections, frequency_title
 from bazarsim.report.records import Format, render_records, to_json
 from bazarsim.rules.rulesets import (
     DEFAULT_RULESET,
@@ -22,6 +22,7 @@ from bazarsim.rules.rulesets import (
 __all__ = ["Format", "app", "command", "emit_json", "emit_records", "fail", "load_ruleset",
            "parse_levels", "print_frequency_table", "split_list", "DEFAULT_RULESET",
            "RulesetOpt", "OptionOpt", "FixOpt", "WhereOpt"]
+__all__ += ["echo_wrapped", "term_width"]
 
 app = typer.Typer(
     name="bazarsim",
@@ -96,9 +97,20 @@ def fail(message: str, code: int = 2) -> None:
     raise typer.Exit(code)
 
 
-def emit_records(records: list[dict[str, Any]], fmt: Format, title: str | None = None) -> None:
-    """Print a list of flat records as a table, JSON, CSV or Markdown."""
-    typer.echo(render_records(records, fmt, title, width=max(100, _term_width())), nl=False)
+def emit_records(records: list[dict[str, Any]], fmt: Format, title: str | None = None,
+                 notes: list[str] | None = None, boxed: bool = True) -> None:
+    """Print a list of flat records as a table (fitting the terminal), JSON, CSV or Markdown;
+    ``notes``: lines below the table (table, md); ``boxed=False``: always the compact table."""
+    typer.echo(render_records(records, fmt, title, width=term_width(), notes=notes,
+                              boxed=boxed), nl=False)
+
+
+def echo_wrapped(text: str) -> None:
+    """Print prose wrapped at spaces to the terminal's width."""
+    import textwrap
+
+    typer.echo("\n".join(textwrap.wrap(text, term_width(), break_long_words=False,
+                                        break_on_hyphens=False)))
 
 
 def emit_json(obj: Any) -> None:
@@ -109,15 +121,22 @@ def print_frequency_table(directory: str, by: str | None = None, fmt: Format = F
                           confidence: float = 0.95) -> list[dict]:
     """Compute and print the frequency table of a dataset (``table freq``, ``demo``)."""
     rows = frequency_table(directory, by=by, confidence=confidence)
-    emit_records(frequency_records(rows, fmt, confidence), fmt,
-                 title=frequency_title(directory, confidence))
+    if fmt != Format.table:
+        emit_records(frequency_records(rows, fmt, confidence), fmt,
+                     title=frequency_title(directory, confidence))
+        return rows
+    echo_wrapped(frequency_title(directory, confidence))
+    for title, records, notes in frequency_sections(rows, by, confidence):
+        typer.echo("")
+        emit_records(records, fmt, title=title, notes=notes, boxed=False)
     return rows
 
 
-def _term_width() -> int:
+def term_width() -> int:
+    """The terminal's width (``COLUMNS`` wins; 100 when the output is not a terminal)."""
     import shutil
 
-    return shutil.get_terminal_size((120, 40)).columns
+    return shutil.get_terminal_size((100, 40)).columns
 
 
 def parse_levels(text: str | None) -> list[int] | None:

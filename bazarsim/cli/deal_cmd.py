@@ -40,7 +40,7 @@ def diagram(hands) -> str:
 
 @command("deal")
 def deal_command(
-    number: Annotated[int | None, typer.Argument(help=f"Deal number 0 .. {N_DEALS - 1:,}.")]
+    number: Annotated[int | None, typer.Argument(help=f"Deal number 0 .. {N_DEALS - 1}.")]
     = None,
     seed: Annotated[int | None, typer.Option("--seed", "-s", help="Seed of a simulation.")]
     = None,
@@ -98,5 +98,5 @@ def deal_command(
         if k:
             typer.echo("")
         where = f"seed {seed} index {idx}, " if idx is not None else ""
-        typer.echo(f"Deal {where}number {num:,}")
+        typer.echo(f"Deal {where}number {num}")  # no separators: it is pasted back
         typer.echo(diagram(d))

@@ -32,7 +32,8 @@ class DealRateColumn(ProgressColumn):
 
 @contextmanager
 def deal_progress(quiet: bool, label: str) -> Iterator[Callable[[int, int], None] | None]:
-    """Yields ``update(done, total)`` (or ``None`` when quiet)."""
+    """Yields ``update(done, total)`` (or ``None`` when quiet); the first call's ``done`` is
+    what was there before (not counted in the rate), later calls may change ``total``."""
     if quiet:
         yield None
         return
@@ -46,7 +47,7 @@ def deal_progress(quiet: bool, label: str) -> Iterator[Callable[[int, int], None
         if task is None:
             task = progress.add_task(label, total=total, completed=done, initial=done)
         else:
-            progress.update(task, completed=done)
+            progress.update(task, completed=done, total=total)
 
     with progress:
         yield update
@@ -82,16 +83,20 @@ def prepare_solver(quiet: bool, ruleset, kinds=None, batch: bool = True) -> None
     hands = np.asarray(deal_from_number(0), np.uint32).reshape(1, 4)
     console = Console(stderr=True)
     t0 = time.perf_counter()
-    status = console.status("compiling the solver (first run after an install only, about a "
-                            "minute)...") if not quiet else nullcontext()
+    message = "compiling the solver (first run after an install only, about a minute)..."
+    if not quiet and not console.is_terminal:
+        console.print(message)  # a spinner is not drawn off a terminal: say it plainly
+    status = console.status(message) if not quiet and console.is_terminal else nullcontext()
     with status:
         if batch:
             from bazarsim.dd.batch import dd_tables
 
             dd_tables(hands, ruleset=ruleset, kinds=kinds)
-        else:
+        else:  # what `solve` uses: one solve and the capot test
             from bazarsim.dd.solver import Solver
 
-            Solver().solve(hands[0], ruleset.kinds[0], 1, ruleset)
+            solver = Solver()
+            solver.solve(hands[0], ruleset.kinds[0], 1, ruleset)
+            solver.capot_possible(hands[0], ruleset.kinds[0], 1, 0, ruleset)
     if not quiet:
         console.print(f"solver compiled in {time.perf_counter() - t0:.0f} s (cached from now on)")

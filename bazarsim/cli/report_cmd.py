@@ -40,9 +40,15 @@ def write_html(page, out: str, data: bool = False) -> None:
     files = write_page(page, out, f"bazarsim {bazarsim.__version__}", data=data)
     size = files[-1].stat().st_size
     gaps = f"; not shown: {', '.join(page.missing)}" if page.missing else ""
-    typer.echo(f"wrote {files[-1]} ({size / 1024:,.0f} KB, {page.figures} figures, "
-               f"{len(page.tables)} tables{gaps})"
-               + (f" and {len(files) - 1} CSV files beside it" if data else ""), err=True)
+    typer.echo(f"wrote {files[-1]} ({size / 1024:,.0f} KB, {plural(page.figures, 'figure')}, "
+               f"{plural(len(page.tables), 'table')}{gaps})"
+               + (f" and {plural(len(files) - 1, 'CSV file')} beside it" if data else ""),
+               err=True)
+
+
+def plural(n: int, noun: str) -> str:
+    """``1 figure``, ``2 figures``."""
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
 
 
 @command("report")

@@ -6,7 +6,15 @@ from typing import Annotated
 
 import typer
 
-from bazarsim.cli.common import Format, OptionOpt, command, emit_json, emit_records, load_ruleset
+from bazarsim.cli.common import (
+    Format,
+    OptionOpt,
+    command,
+    echo_wrapped,
+    emit_json,
+    emit_records,
+    load_ruleset,
+)
 from bazarsim.core.cards import RANKS
 from bazarsim.core.contracts import KIND_NAMES
 from bazarsim.rules.rulesets import RULESETS, get_ruleset
@@ -67,12 +75,13 @@ def rules_command(
         )
         return
     totals = ", ".join(f"{KIND_NAMES[k]} {v}" for k, v in rs.deal_total.items())
-    typer.echo(f"{rs.name}: {rs.description}")
-    typer.echo(
+    echo_wrapped(f"{rs.name}: {rs.description}")
+    echo_wrapped(
         f"sources: {', '.join(rs.sources)}; contract kinds: "
         f"{' '.join(KIND_NAMES[k] for k in rs.kinds)}; deal: {rs.deal_pattern}; "
         f"deal totals: {totals}"
     )
-    typer.echo(f"order trump/VK: {' '.join(cr.trump_order)}   plain/BK: {' '.join(cr.plain_order)}")
+    echo_wrapped(f"order trump/VK: {' '.join(cr.trump_order)};  plain/BK: "
+                 f"{' '.join(cr.plain_order)}")
     emit_records(card_rows, fmt, title="Card points and fours")
     emit_records(option_rows, fmt, title="Options (change with -o part.field=value)")

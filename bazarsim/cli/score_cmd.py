@@ -21,7 +21,7 @@ from bazarsim.cli.common import (
 from bazarsim.core.cards import SIDES, parse_seat
 from bazarsim.core.errors import BazarsimError
 from bazarsim.rules.auction import parse_contract
-from bazarsim.rules.scoring import TRICKS, DealOutcome, score_deal
+from bazarsim.rules.scoring import SIDE_NAMES, TRICKS, DealOutcome, score_deal
 
 SIDE_HELP = "NS=<n> and/or EW=<n>, repeatable or comma-separated (NS=20,EW=0)"
 
@@ -53,6 +53,10 @@ def _pair(values: dict[int, int], total: int | None, what: str) -> tuple[int, in
             return 0, 0
         raise BazarsimError(f"give {what} for NS or EW (e.g. --{what} NS=90)")
     ((side, v),) = values.items()
+    if total is not None and not 0 <= v <= total:  # the other side's share would be < 0
+        unit = "card points (last trick included)" if what == "points" else what
+        why = "a side has 0 or more" if v < 0 else f"but a deal has {total}"
+        raise BazarsimError(f"{SIDE_NAMES[side]} {v} {unit}, {why}", str(v))
     other = (total - v) if total is not None else 0
     return (v, other) if side == 0 else (other, v)
 

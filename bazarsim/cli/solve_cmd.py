@@ -18,6 +18,7 @@ from bazarsim.cli.common import (
     emit_records,
     load_ruleset,
 )
+from bazarsim.cli.progress import prepare_solver
 from bazarsim.core.cards import SEATS, parse_deal, parse_seat
 from bazarsim.core.contracts import KIND_NAMES, parse_kind
 from bazarsim.core.errors import BazarsimError
@@ -70,12 +71,16 @@ def solve_command(
     rs = load_ruleset(ruleset, option)
     solver = Solver()
     if file is not None:
+        prepare_solver(False, rs, batch=False)  # the first solve after an install: say so
         _solve_file(solver, file, rs)
         return
     if deal is None:
         raise BazarsimError("give a DEAL or --file")
     hands = parse_deal(deal)
     lead = parse_seat(leader) if leader else (parse_seat(dealer) + 1) % 4
+    if contract is not None:
+        rs.check_kind(parse_kind(contract))  # a bad contract: an error before the compile
+    prepare_solver(False, rs, batch=False)  # the first solve after an install: say so
     if contract is None:
         if line:
             raise BazarsimError("--line needs --contract")

@@ -9,7 +9,7 @@ import typer
 from bazarsim.analysis.bids import FEATURES
 from bazarsim.analysis.convention import convention_study
 from bazarsim.analysis.threshold import REPLICATES, threshold_study
-from bazarsim.cli.common import Format, app, command
+from bazarsim.cli.common import Format, app, command, term_width
 from bazarsim.cli.report_cmd import HtmlDataOpt, check_html_data
 from bazarsim.cli.table_cmd import ContraOpt, SeatOpt
 from bazarsim.report.study import convention_text, threshold_text
@@ -32,9 +32,7 @@ HtmlOpt = Annotated[str | None, typer.Option(
 
 
 def _width() -> int:
-    import shutil
-
-    return max(100, shutil.get_terminal_size((120, 40)).columns)
+    return term_width()
 
 
 @command("threshold", group=study_app)

@@ -17,7 +17,12 @@ from bazarsim.cli.common import (
     split_list,
 )
 from bazarsim.core.errors import BazarsimError
-from bazarsim.report.bids import bid_records, write_records_parquet
+from bazarsim.report.bids import (
+    bid_records,
+    bid_terminal_records,
+    compare_records,
+    write_records_parquet,
+)
 
 table_app = typer.Typer(help="Tables aggregated from a simulated dataset (bazarsim simulate).",
                         no_args_is_help=True)
@@ -79,8 +84,12 @@ def bids_command(
                      seats=split_list(seat), contra=contra, confidence=confidence)
     if out:
         write_records_parquet(rows, out)
-    emit_records(bid_records(rows, fmt), fmt, title=f"Bids in {directory} (double dummy; "
-                 f"{100 * confidence:g}% Wilson intervals; score = declarers - defenders)")
+    shown, notes = bid_records(rows, fmt), None
+    if fmt == Format.table:
+        shown, notes = bid_terminal_records(shown)
+    emit_records(shown, fmt, title=f"Bids in {directory} (double dummy; "
+                 f"{100 * confidence:g}% Wilson intervals; score = declarers - defenders)",
+                 notes=notes)
 
 
 @command("compare", group=table_app)
@@ -97,4 +106,6 @@ def compare_command(
     """Two bids on the same deals and declarer seats: mean score difference A - B with its
     paired standard error, and how often each scores better."""
     rows = compare_bids(directory, bid_a, bid_b, by=by, seats=split_list(seat), contra=contra)
-    emit_records(rows, fmt, title=f"{bid_a} against {bid_b} in {directory} (double dummy)")
+    emit_records(compare_records(rows, fmt), fmt,
+                 title=f"{bid_a} against {bid_b} in {directory} (double dummy; score = "
+                 "declarers - defenders; difference ± its paired standard error)")

@@ -33,6 +33,48 @@ def bid_records(rows: list[dict], fmt: Format) -> list[dict]:
     return out
 
 
+def bid_terminal_records(records: list[dict]) -> tuple[list[dict], list[str]]:
+    """The terminal's bid table (reading form of :func:`bid_records`) and the notes said
+    below it: the columns that are the same on every row of a class (capot %, the side's
+    total and its quartiles) are left to md, csv and json so that it fits 80 columns."""
+    out = [{TERMINAL_NAMES.get(k, k): v for k, v in r.items() if k not in TERMINAL_DROP}
+           for r in records]
+    return out, BID_NOTES
+
+
+TERMINAL_DROP = ("capot %", "total (mean, sd)", "quartiles")
+TERMINAL_NAMES = {"break-even %": "b/e %"}
+BID_NOTES = [
+    "make %: P(make), with its interval; E[score]: expected score (declarers - defenders) "
+    "± its standard error; b/e %: the make % at which the bid breaks even; best (+x): the "
+    "class's best bid, x its lead over the next.",
+    "capot %, the side's total and its quartiles: --format md, csv or json.",
+]
+
+def compare_records(rows: list[dict], fmt: Format) -> list[dict]:
+    """``table compare`` rows with headers in words for reading (table, md: the bids' own
+    names); json and csv keep the snake_case keys scripts use."""
+    if fmt not in (Format.table, Format.md):
+        return rows
+    out = []
+    for r in rows:
+        a, b = r["bid_a"], r["bid_b"]
+        row = {k: v for k, v in r.items() if k not in _COMPARE_RAW}
+        row.update({
+            "n": f"{r['n']:,}",
+            f"E[score] {a}": f"{r['mean_a']:+.1f}",
+            f"E[score] {b}": f"{r['mean_b']:+.1f}",
+            f"{a} - {b}": f"{r['mean_diff']:+.1f} ± {_num(r['se_diff'], '.1f')}".rstrip(" ±"),
+            f"{a} better %": f"{100 * r['p_a_better']:.1f}",
+            f"{b} better %": f"{100 * r['p_b_better']:.1f}",
+        })
+        out.append(row)
+    return out
+
+
+_COMPARE_RAW = {"bid_a", "bid_b", "n", "mean_a", "mean_b", "mean_diff", "se_diff", "p_a_better",
+                "p_b_better"}
+
 _RAW = {"kind", "level", "capot", "bid", "n", "made", "p_make", "ci_low", "ci_high", "p_capot",
         "mean_total", "sd_total", "q1_total", "median_total", "q3_total", "expected_score",
         "se_score", "breakeven_p", "best", "margin"}

@@ -33,3 +33,30 @@ def frequency_records(rows: list[dict], fmt: Format, confidence: float = 0.95) -
         })
         out.append(row)
     return out
+
+
+SCOPE_UNITS = {"hand": "hands", "side": "sides (NS+EW pooled)", "table": "deals"}
+
+
+def frequency_sections(rows: list[dict], by: str | None, confidence: float = 0.95
+                       ) -> list[tuple[str, list[dict], list[str]]]:
+    """The terminal's frequency table in sections ``(title, records, notes)``, one per
+    group of ``--by`` and scope (hand, side, table), so that the group, the scope and the
+    count of hands it is out of are said once and the table fits 80 columns; each note
+    is said once below its section with the features it applies to."""
+    out = []
+    keys = dict.fromkeys((r[by] if by else None, r["scope"]) for r in rows)
+    for group, scope in keys:
+        part = [r for r in rows if (r[by] if by else None) == group and r["scope"] == scope]
+        title = f"{scope}: {part[0]['n']:,} {SCOPE_UNITS.get(scope, '')}".rstrip()
+        if by:
+            title = f"{by} {group}, {title}"
+        records = [{k: v for k, v in rec.items() if k not in (by, "scope", "of", "note")}
+                   for rec in frequency_records(part, Format.table, confidence)]
+        notes = {}
+        for r in part:
+            if r["note"]:
+                notes.setdefault(r["note"], []).append(r["feature"])
+        out.append((title, records, [f"{note} ({', '.join(feats)})"
+                                     for note, feats in notes.items()]))
+    return out

@@ -116,8 +116,9 @@ def run_items(directory: str, manifest: dict) -> tuple[list[tuple[str, str]],
         ("ruleset", f"{manifest['ruleset']}" + (f" with {', '.join(changed)}" if changed
                                                 else " (default options)")),
         ("seed", str(manifest["seed"])),
-        ("deals", f"{manifest['deals']:,} (indices {first:,} .. "
-                  f"{first + manifest['deals'] - 1:,})" + (
+        # indices are pasted back into --first and deal: no thousands separators
+        ("deals", f"{manifest['deals']:,} (indices {first} .. "
+                  f"{first + manifest['deals'] - 1})" + (
                       f"; INCOMPLETE: {absent:,} not written yet, every figure counts the "
                       f"{manifest['deals'] - absent:,} present (run the same simulate "
                       "command again to finish it)" if absent else "")),

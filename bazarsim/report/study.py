@@ -4,6 +4,7 @@ behind it, and a note on how to read them (JSON keeps every raw value)."""
 from __future__ import annotations
 
 import math
+import textwrap
 
 from bazarsim.report.records import Format, render_records, to_json
 
@@ -74,7 +75,7 @@ def threshold_text(res: dict, fmt: Format, width: int = 100, rows: bool = True) 
         sub = f"{res['bid']}: P(make) by {feature}" + (f", {within} {c[within]}" if within
                                                          else "")
         parts.append(("\n" if fmt == Format.md else "") + render_records(table, fmt, sub, width))
-    parts.append(_note(fmt, threshold_note(res)))
+    parts.append(_note(fmt, threshold_note(res), width))
     return "".join(parts)
 
 
@@ -120,7 +121,7 @@ def convention_text(res: dict, fmt: Format, width: int = 100) -> str:
                  else f"{r['count_min']:g} .. {r['count_max']:g}"} for r in c["calibration"]]
         sub = f"Calibration of {c['name']} ({c['formula']})"
         parts.append(("\n" if fmt == Format.md else "") + render_records(rows, fmt, sub, width))
-    parts.append(_note(fmt, convention_note(res)))
+    parts.append(_note(fmt, convention_note(res), width))
     return "".join(parts)
 
 
@@ -133,5 +134,9 @@ def convention_note(res: dict) -> str:
             "Calibration: rows binned by predicted P(make).")
 
 
-def _note(fmt: Format, text: str) -> str:
-    return f"\n{text}\n" if fmt == Format.md else f"{text}\n"
+def _note(fmt: Format, text: str, width: int = 100) -> str:
+    """The study's note below its tables (table: wrapped at spaces to ``width``)."""
+    if fmt == Format.md:
+        return f"\n{text}\n"
+    return "\n".join(textwrap.wrap(text, width, break_long_words=False,
+                                   break_on_hyphens=False)) + "\n"

@@ -146,15 +146,26 @@ def bid_multiplier(rules, kind: int, contra: int) -> int:
     return int(table[contra])
 
 
+def _check_shares(v: tuple[int, int], total: int, what: str) -> None:
+    """Both sides' shares of the deal's ``total``, or an error naming each side's value."""
+    for s in (0, 1):
+        if v[s] < 0:
+            raise ScoringError(f"{SIDE_NAMES[s]} {v[s]} {what}: a side has 0 or more", str(v[s]))
+    if sum(v) != total:
+        raise ScoringError(f"{SIDE_NAMES[0]} {v[0]} + {SIDE_NAMES[1]} {v[1]} = {sum(v)} {what}, "
+                           f"but a deal has {total}", str(v))
+
+
+SIDE_NAMES = ("N-S", "E-W")
+
+
 def validate(contract: Contract, outcome: DealOutcome, rs: Ruleset) -> None:
     """Raise :class:`ScoringError` for an outcome that cannot happen."""
     rs.check_kind(contract.kind)
     total = rs.total_points(contract.kind)
     p, t = outcome.points, outcome.tricks
-    if min(p) < 0 or sum(p) != total:
-        raise ScoringError(f"points {p[0]}+{p[1]} must be >= 0 and sum to {total}", str(p))
-    if min(t) < 0 or sum(t) != TRICKS:
-        raise ScoringError(f"tricks {t[0]}+{t[1]} must be >= 0 and sum to {TRICKS}", str(t))
+    _check_shares(p, total, "card points (last trick included)")
+    _check_shares(t, TRICKS, "tricks")
     for s in (0, 1):
         if t[s] == 0 and p[s] != 0:
             raise ScoringError(f"{SIDES[s]} took no trick but has {p[s]} points", str(p[s]))
