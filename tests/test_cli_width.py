@@ -17,6 +17,7 @@ import pytest
 from typer.testing import CliRunner
 
 from bazarsim.cli import app
+from bazarsim.engine.run import run_simulation
 from bazarsim.engine.simulation import Simulation
 from bazarsim.report.records import Format, render_records
 from bazarsim.rules.rulesets import get_ruleset
@@ -30,8 +31,8 @@ REPO = Path(__file__).resolve().parent.parent
 def dataset(tmp_path_factory):
     """A small DD-solved bazar dataset, hearts and no trump only (cheap to solve)."""
     path = tmp_path_factory.mktemp("width")
-    Simulation(deals=300, seed=5, ruleset=get_ruleset("bazar"), kinds=(1, 4), columns="lean",
-               dd=True, chunk=100).run(path)
+    run_simulation(Simulation(deals=300, seed=5, ruleset=get_ruleset("bazar"), kinds=(1, 4),
+                              columns="lean", dd=True, chunk=100), path)
     return path
 
 
