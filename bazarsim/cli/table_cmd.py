@@ -62,8 +62,8 @@ def bids_command(
     kind: Annotated[list[str] | None, typer.Option(
         "--kind", help="Contract kinds, e.g. H or 'H,BK' (default: all simulated).")] = None,
     levels: Annotated[str | None, typer.Option(
-        "--levels", help="Bid levels, e.g. 8..12, 8-12 or 8,9,10 (default: lowest legal .. deal total / 10, "
-        "and a capot bid).")] = None,
+        "--levels", help="Bid levels, e.g. 8..12, 8-12 or 8,9,10 (default: lowest legal .. "
+        "deal total / 10, and a capot bid).")] = None,
     seat: SeatOpt = None,
     contra: ContraOpt = "none",
     fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")]
