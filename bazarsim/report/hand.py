@@ -68,7 +68,8 @@ def hand_notes(a: HandAnalysis, every_bid: bool = False) -> list[str]:
                  f"{best['bid']}, {e_best}"]
     if s.second >= 0:
         sig = "significant" if s.significant else "not significant"
-        lines.append(f"lead over the second best, {a.rows[s.second]['bid']}: "
+        whose = "lead" if best["best"] else f"{best['bid']}'s lead"
+        lines.append(f"{whose} over the second best, {a.rows[s.second]['bid']}: "
                      f"{s.margin:+.1f} ± {_num(s.se_margin, '.1f')} a deal (paired; {sig} at "
                      f"{100 * a.confidence:g}%)")
     if s.ties:
