@@ -90,7 +90,8 @@ def ref_figures(per_bid, totals, capots, bids, kinds):
         rows.append({"bid": bid.label, "n": n, "made": made, "p_make": made / n,
                      "mean_total": mean_total, "se_total": se_total,
                      "p_capot": sum(capots[bid.kind]) / n, "expected_score": mean,
-                     "se_score": se, "behind_best": behind, "best": j == best,
+                     "se_score": se, "behind_best": behind,
+                     "best": j == best and sum(scores[best]) > 0,  # else passing is best
                      "equal_to_best": j in ties})
         rows[-1]["ci_low"], rows[-1]["ci_high"] = wilson_interval(made, n)
     second = rest[0] if rest else -1
@@ -199,8 +200,10 @@ def test_small_positions_match_brute_force(rs_name, seat, dealer, seed):
                         sr.bela_on_failure == "defenders"))
     ref_rows, best, second, margin = ref_figures(per_bid, totals, capots, bids, kinds)
     assert_rows_match(got, ref_rows)
-    assert got[best]["best"] and got[best]["second"] == (bids[second].label if second >= 0
-                                                         else None)
+    pays = got[best]["expected_score"] > 0  # else passing (0) is the best call
+    assert got[best]["rank"] == 1 and got[best]["best"] == pays
+    assert {r["best_call"] for r in got} == {bids[best].label if pays else "pass"}
+    assert got[best]["second"] == (bids[second].label if second >= 0 else None)
     if margin is not None:
         assert got[best]["margin"] == pytest.approx(margin[0])
         assert got[best]["se_margin"] == pytest.approx(margin[1])
@@ -413,9 +416,11 @@ def test_json_schema():
         assert isinstance(x["expected_score"], float) and x["pass_score"] == 0
         for key in ("se_score", "se_total", "p_capot", "behind_best", "rank"):
             assert key in x
-    assert sum(x["best"] for x in rows) == 1
-    best = next(x for x in rows if x["best"])
-    assert best["rank"] == 1 and best["behind_best"] == 0
+    best = next(x for x in rows if x["rank"] == 1)
+    pays = best["expected_score"] > 0  # else passing (0) is the best call: no best bid
+    assert sum(x["best"] for x in rows) == pays and best["best"] == pays
+    assert {x["best_call"] for x in rows} == {best["bid"] if pays else "pass"}
+    assert best["behind_best"] == 0
     assert best["expected_score"] == max(x["expected_score"] for x in rows)
 
 

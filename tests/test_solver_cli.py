@@ -47,7 +47,7 @@ def test_one_contract_with_line():
     ns, total = naive(POS, "H", 0)
     assert (out["ns_points"], out["ew_points"]) == (ns, total - ns)
     assert max(v["ns"] for v in out["card_values"].values()) == ns  # North maximises
-    assert len(out["line"]) == 16 and out["line"][-1]["ns_total"] == ns
+    assert len(out["line"]) == 16 and out["line"][-1]["ns_taken"] == ns
     assert out["line"][0]["seat"] == "N"
 
 

@@ -18,7 +18,12 @@ kind ``K``:
 Hands are put in classes (``--by``) by features of the declarer's hand under ``K``, in the
 vocabulary of ``--where``: ``points``, ``trumps``, ``jack`` and ``nine`` (of trump),
 ``aces``, ``declarations``, ``bela``, ``len_S`` .. ``len_C``, and ``position`` (1 for the
-player who leads to the first trick .. 4 for the dealer). The ``seen_`` features
+player who leads to the first trick .. 4 for the dealer). Buckets are ranges of
+:mod:`bazarsim.core.ranges` (``0..29`` or ``0-29``, ``50..`` or ``50-``). A feature that
+depends on the kind (:data:`KIND_FEATURES`) may name the kind it is counted in,
+``trumps@H``: every row is then classed by its hand under that kind, whatever the bid's
+(the class column is named ``trumps@H``); ``compare`` requires it when its two bids'
+kinds differ. The ``seen_`` features
 (``seen_points``, ``seen_trumps``, ``seen_jack``, ``seen_nine``, ``seen_aces``) are the same
 counts over what the declarer had seen when it bid (:mod:`bazarsim.deals.bidtime`): in
 belote-fr its first 5 cards and the turned card, in bela-hr 6 of its 8 cards (the
@@ -27,6 +32,9 @@ they equal the plain features. The dataset is streamed in
 record batches and every figure accumulated per class with ``np.bincount``, so memory
 stays bounded whatever the number of deals.
 
+Passing scores 0, so a class's best call is its best bid only where that bid's expected
+score is above 0, and passing where every bid loses (see :func:`_mark_best`).
+
 Double dummy means every card is known to everybody: defenders never err and declarers
 never guess, so P(make) is that of perfect play, not of a real table.
 """
@@ -34,7 +42,6 @@ never guess, so P(make) is that of perfect play, not of a real table.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,6 +54,7 @@ from bazarsim.core.bits import popcount_array, suit_bytes
 from bazarsim.core.cards import SEATS, parse_seat
 from bazarsim.core.contracts import KIND_NAMES, bid_text, parse_kind
 from bazarsim.core.errors import BazarsimError
+from bazarsim.core.ranges import BIG, parse_range
 from bazarsim.deals.bidtime import bid_time
 from bazarsim.engine.simulation import ruleset_from_params
 from bazarsim.rules.compiled import compiled_rules
@@ -125,10 +133,17 @@ def ruleset_bids(rs: Ruleset, kinds: tuple[int, ...], levels: list[int] | None =
 @dataclass(frozen=True)
 class Classer:
     """A hand feature cut into buckets: ``points=0..19,20..39,40..``; without buckets
-    every value is its own class."""
+    every value is its own class. ``kind``: the contract kind a kind-dependent feature is
+    counted in (``trumps@H``), ``None`` for the kind of the bid each row scores."""
 
     feature: str
     buckets: tuple[tuple[int, int], ...] = ()  # inclusive (lo, hi); hi = BIG for "a.."
+    kind: int | None = None
+
+    @property
+    def name(self) -> str:
+        """The class column's name: the feature, with its kind where one was given."""
+        return self.feature if self.kind is None else f"{self.feature}@{KIND_NAMES[self.kind]}"
 
     def labels(self) -> list[str]:
         if self.buckets:
@@ -149,52 +164,57 @@ class Classer:
         return out
 
 
-BIG = 1 << 30
 _RANGE = {"points": 200, "trumps": 9, "jack": 5, "nine": 5, "aces": 5, "declarations": 400,
           "bela": 5, "len_S": 9, "len_H": 9, "len_D": 9, "len_C": 9, "position": 5}
 _RANGE.update({f: _RANGE[f.removeprefix("seen_")] for f in SEEN_FEATURES})
-_BUCKET = re.compile(r"^\s*(-?\d*)\s*(\.\.)?\s*(-?\d*)\s*$")
+# features whose value depends on the contract kind they are counted in
+KIND_FEATURES = ("points", "trumps", "jack", "nine", "declarations", "bela", "seen_points",
+                 "seen_trumps", "seen_jack", "seen_nine")
 
 
 def _bucket_label(a: int, b: int) -> str:
     if a == b:
         return str(a)
+    if a <= -BIG:
+        return f"..{b}"
     return f"{a}.." if b >= BIG else f"{a}..{b}"
 
 
-def parse_by(text: str) -> Classer:
-    """``points``, ``trumps=0..2,3,4,5..``, ``position``."""
+def parse_by(text: str, option: str = "--by") -> Classer:
+    """``points``, ``trumps=0..2,3,4,5..`` (or ``0-2,3,4,5-``: see
+    :mod:`bazarsim.core.ranges`), ``position``; a kind-dependent feature may name the kind
+    it is counted in, ``trumps@H=0..2,3..``. Every mistake is one error naming ``option``."""
     name, _, spec = text.partition("=")
-    name = name.strip()
+    name, at, kind_text = (x.strip() for x in name.partition("@"))
     if name not in FEATURES:
-        raise BazarsimError(f"--by {text!r}: unknown feature {name!r} (use "
+        raise BazarsimError(f"{option} {text!r}: unknown feature {name!r} (use "
                             f"{', '.join(FEATURES)})", name)
-    buckets = []
-    for part in spec.split(",") if spec.strip() else []:
-        m = _BUCKET.match(part)
-        if not m or not (m.group(1) or m.group(3)):
-            raise BazarsimError(f"--by {text!r}: bad bucket {part!r} (use A, A..B, A.. or "
-                                "..B)", part)
-        lo = int(m.group(1)) if m.group(1) else -BIG
-        hi = int(m.group(3)) if m.group(3) else (BIG if m.group(2) else lo)
-        if not m.group(2):
-            hi = lo
-        if hi < lo:
-            raise BazarsimError(f"--by {text!r}: empty bucket {part!r}", part)
-        buckets.append((lo, hi))
-    return Classer(name, tuple(buckets))
+    kind = None
+    if at:
+        if name not in KIND_FEATURES:
+            raise BazarsimError(f"{option} {text!r}: {name} is the same in every contract "
+                                f"kind; drop @{kind_text}", kind_text)
+        try:
+            kind = parse_kind(kind_text)
+        except BazarsimError:
+            raise BazarsimError(f"{option} {text!r}: unknown kind {kind_text!r} after @ (use "
+                                f"{' '.join(KIND_NAMES)}, e.g. {name}@H)", kind_text) from None
+    buckets = [parse_range(part, f"{option} {text!r}")
+               for part in (spec.split(",") if spec.strip() or "=" in text else [])]
+    return Classer(name, tuple(buckets), kind)
 
 
 def declarer_features(hands: np.ndarray, kind: int, rs: Ruleset, seat: int, dealers: np.ndarray,
-                      cols: dict[str, np.ndarray]) -> Callable[[str], np.ndarray]:
-    """The declarer's features under ``kind`` (computed on demand from hand bits and the
-    dataset's evaluation columns; ``seen_`` ones from its bid-time columns)."""
+                      cols: dict[str, np.ndarray]) -> Callable[..., np.ndarray]:
+    """The declarer's features, ``feature(name, kind=None)``: under the row's ``kind``, or
+    under the ``kind`` given (computed on demand from hand bits and the dataset's
+    evaluation columns; ``seen_`` ones from its bid-time columns)."""
     compiled = compiled_rules(rs)
     hand = hands[:, seat]
-    k = KIND_NAMES[kind]
+    row_kind = kind
     name = SEATS[seat]
 
-    def counts(f: str, mask: np.ndarray) -> np.ndarray:
+    def counts(f: str, mask: np.ndarray, kind: int) -> np.ndarray:
         """Trumps, J or 9 of trump, aces or card points of the cards of ``mask``."""
         trump_bytes = [suit_bytes(mask, s) for s in range(4) if compiled.is_trump[kind, s]]
         zero = np.zeros(len(mask), np.int64)
@@ -211,21 +231,23 @@ def declarer_features(hands: np.ndarray, kind: int, rs: Ruleset, seat: int, deal
     # Two closures, neither calling itself: a self-referencing closure is a reference
     # cycle that keeps the batch's Arrow buffers (cols) alive until the cyclic garbage
     # collector runs, hundreds of MB on a large dataset.
-    def feature(f: str) -> np.ndarray:
+    def feature(f: str, kind: int | None = None) -> np.ndarray:
+        kind = row_kind if kind is None else kind
         if f in SEEN_FEATURES:
             plain = f.removeprefix("seen_")
             if bid_time(rs) is None:  # bids on the whole hand
-                return hand_feature(plain)
-            return counts(plain, seen_cards(cols, seat, rs))
-        return hand_feature(f)
+                return hand_feature(plain, kind)
+            return counts(plain, seen_cards(cols, seat, rs), kind)
+        return hand_feature(f, kind)
 
-    def hand_feature(f: str) -> np.ndarray:
+    def hand_feature(f: str, kind: int) -> np.ndarray:
+        k = KIND_NAMES[kind]
         if f == "points":
             return cols[f"{name}_{k}_points"].astype(np.int64)
         if f == "declarations":
             return cols[f"{name}_{k}_declarations"].astype(np.int64)
         if f in ("trumps", "jack", "nine", "aces"):
-            return counts(f, hand)
+            return counts(f, hand, kind)
         if f == "bela":
             out = np.zeros(len(hand), np.int64)
             for s in range(4):
@@ -292,7 +314,8 @@ class BidStudy:
         return int(np.prod([c.size for c in self.classers])) if self.classers else 1
 
 
-def open_study(out: str | Path, by: list[str] | None = None, kinds: list[str] | None = None,
+def open_study(out: str | Path, by: list[str | Classer] | None = None,
+               kinds: list[str] | None = None,
                levels: list[int] | None = None, seats: list[str] | None = None,
                contra: str = "none") -> BidStudy:
     """Check a dataset and the study's options (one clear error for each bad input)."""
@@ -310,7 +333,14 @@ def open_study(out: str | Path, by: list[str] | None = None, kinds: list[str] | 
                                 f"{' '.join(manifest['kinds'])})", KIND_NAMES[k])
     check_bid_options(rs, contra, levels)
     bids = ruleset_bids(rs, want, levels, capot=levels is None)
-    classers = [parse_by(b) for b in by or []]
+    classers = [b if isinstance(b, Classer) else parse_by(b) for b in by or []]
+    for c in classers:
+        if c.kind is not None:
+            rs.check_kind(c.kind)
+            if c.kind not in have:
+                raise BazarsimError(f"{c.name}: kind {KIND_NAMES[c.kind]} was not "
+                                    f"simulated in {out} (it has "
+                                    f"{' '.join(manifest['kinds'])})", c.name)
     seen = [c.feature for c in classers if c.feature in SEEN_FEATURES]
     if seen and bid_time(rs) is not None and not manifest.get("bid_time"):
         raise BazarsimError(f"--by {seen[0]}: {out} has no bid-time columns (simulated before "
@@ -351,6 +381,8 @@ def declarer_rows(study: BidStudy, batch_size: int = 1 << 16) -> Iterator[dict]:
         kn = KIND_NAMES[k]
         want += [f"{kn}_dd_ns", f"{kn}_dd_capot", f"{kn}_declarations_ns",
                  f"{kn}_declarations_ew", f"{kn}_bela_ns", f"{kn}_bela_ew"]
+    for k in dict.fromkeys([*kinds, *(c.kind for c in study.classers if c.kind is not None)]):
+        kn = KIND_NAMES[k]  # the hand features of the bids' kinds and of those --by names
         want += [f"{s}_{kn}_points" for s in SEATS] + [f"{s}_{kn}_declarations" for s in SEATS]
     files = checked_part_files(study.out)
     names = part_schema(files[0]).names
@@ -385,7 +417,7 @@ def class_index(study: BidStudy, feature: Callable[[str], np.ndarray], n: int) -
     """Mixed-radix class of each row (-1: outside every bucket of some feature)."""
     idx = np.zeros(n, np.int64)
     for c in study.classers:
-        b = c.index(feature(c.feature))
+        b = c.index(feature(c.feature, c.kind))
         idx = np.where((idx < 0) | (b < 0), -1, idx * c.size + b)
     return idx
 
@@ -490,7 +522,7 @@ def bid_table(out: str | Path, by: list[str] | None = None, kinds: list[str] | N
 def _class_labels(study: BidStudy, ci: int) -> dict:
     out = {}
     for c in reversed(study.classers):
-        out[c.feature] = c.labels()[ci % c.size]
+        out[c.name] = c.labels()[ci % c.size]
         ci //= c.size
     return dict(reversed(list(out.items())))
 
@@ -531,15 +563,36 @@ def _rows(study: BidStudy, cells: dict, hist: dict, confidence: float) -> list[d
                        median_total=_quantile(h, 0.5), q3_total=_quantile(h, 0.75),
                        expected_score=float(mean),
                        se_score=float(math.sqrt(var / n)) if n > 1 else math.nan,
-                       breakeven_p=float(breakeven), best=False, margin=math.nan)
+                       breakeven_p=float(breakeven), best=False, best_call="",
+                       margin=math.nan)
             group.append(row)
         if group:
-            ranked = sorted(group, key=lambda r: -r["expected_score"])
-            ranked[0]["best"] = True
-            if len(ranked) > 1:
-                ranked[0]["margin"] = ranked[0]["expected_score"] - ranked[1]["expected_score"]
+            _mark_best(group)
         rows += group
     return rows
+
+
+def _mark_best(group: list[dict]) -> None:
+    """The best call of one class among its bids and passing (which scores 0).
+    ``best_call`` on every row: the label of the bid with the highest expected score
+    where that score is above 0, else ``"pass"`` (every bid loses on average, or at best
+    breaks even). ``best`` is True on that bid's row only (on no row where passing is
+    best). ``margin``, on the row of the class's top bid only: the best call's lead over
+    the next best call, i.e. for a best bid its expected score minus the larger of the
+    second best bid's and passing's (0); where passing is best, how much passing gains
+    over the top bid (minus its expected score)."""
+    ranked = sorted(group, key=lambda r: -r["expected_score"])
+    top = ranked[0]
+    if top["expected_score"] > 0:
+        top["best"] = True
+        top["margin"] = top["expected_score"] - max(
+            [r["expected_score"] for r in ranked[1:2]] + [0.0])
+        call = top["bid"]
+    else:
+        top["margin"] = -top["expected_score"]
+        call = "pass"
+    for r in group:
+        r["best_call"] = call
 
 
 # --------------------------------------------------------------------------- compare
@@ -557,13 +610,21 @@ def compare_bids(out: str | Path, bid_a: str, bid_b: str, by: list[str] | None =
                  seats: list[str] | None = None, contra: str = "none") -> list[dict]:
     """Per class: on the same deals and declarer seats, the mean score difference A - B
     (declarers minus defenders) with its paired standard error, and how often A scores
-    better, worse or the same. Classes use the features of A's kind."""
+    better, worse or the same. A kind-dependent class feature (:data:`KIND_FEATURES`) is
+    counted in the bids' kind; when the two bids' kinds differ it must name one
+    (``trumps@H``), else the classes would silently be those of one bid."""
     study = open_study(out, by, None, None, seats, contra)
     a, b = parse_bid(bid_a, study.ruleset), parse_bid(bid_b, study.ruleset)
     for bid in (a, b):
         if bid.kind not in study.kinds:
             raise BazarsimError(f"bid {bid.label}: kind not simulated in {study.out}",
                                 bid.label)
+    for c in study.classers:
+        if a.kind != b.kind and c.kind is None and c.feature in KIND_FEATURES:
+            ka, kb = KIND_NAMES[a.kind], KIND_NAMES[b.kind]
+            raise BazarsimError(f"--by {c.feature}: {a.label} and {b.label} are of different "
+                                f"kinds; say which kind {c.feature} is counted in: "
+                                f"--by {c.feature}@{ka} or --by {c.feature}@{kb}", c.feature)
     study.kinds = tuple(dict.fromkeys((a.kind, b.kind)))
     m = study.n_classes
     sums = {k: np.zeros(m) for k in ("n", "d", "d2", "better", "worse", "a", "b")}
@@ -580,7 +641,7 @@ def compare_bids(out: str | Path, bid_a: str, bid_b: str, by: list[str] | None =
         ra, rb = got["a"], got["b"]
         del pending[key]
         n = len(ra["side_total"])
-        cls = class_index(study, ra["feature"], n)
+        cls = class_index(study, ra["feature"], n)  # same hands: any kind via c.kind
         keep = cls >= 0
         c = cls[keep]
         sa = bid_scores(study, ra, [a])[1][0][keep].astype(np.float64)

@@ -285,11 +285,16 @@ def stop_reason(summary: Summary, precision: float | None, ceiling: int) -> str 
 def bid_rows(sample: Sample, summary: Summary, confidence: float = 0.95) -> list[dict]:
     """One record per bid: n, made, P(make) with its Wilson interval, the side's total
     (mean, SE), P(capot), the expected score with its SE, and the paired difference to
-    the best bid (the best's row: its lead over the second best)."""
+    the top bid (``rank`` 1; its row: its lead over the second best). Passing scores 0,
+    so the best call is the top bid only where its expected score is above 0: ``best``
+    is True on its row then, on no row otherwise, and every row's ``best_call`` names
+    the best call, the top bid's label or ``"pass"``."""
     n = len(sample)
     rows = []
     ranks = {j: r + 1 for r, j in enumerate(rank_bids(sample))}
     sb = sample.score[summary.best].astype(np.float64)
+    pays = n > 0 and float(sb.mean()) > 0
+    best_call = sample.bids[summary.best].label if pays else "pass"
     for j, bid in enumerate(sample.bids):
         kj = sample.kinds.index(bid.kind)
         made = int(sample.made[j].sum())
@@ -304,7 +309,8 @@ def bid_rows(sample: Sample, summary: Summary, confidence: float = 0.95) -> list
             "ci_low": lo, "ci_high": hi, "mean_total": mean_total, "se_total": se_total,
             "p_capot": float(sample.capot[kj].mean()) if n else math.nan,
             "expected_score": mean, "se_score": se, "pass_score": 0.0,
-            "rank": ranks[j], "best": is_best, "equal_to_best": j in summary.ties,
+            "rank": ranks[j], "best": is_best and pays, "best_call": best_call,
+            "equal_to_best": j in summary.ties,
             "behind_best": behind, "se_behind_best": se_behind,
             "second": sample.bids[summary.second].label if is_best and summary.second >= 0
             else None,

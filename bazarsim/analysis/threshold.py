@@ -49,7 +49,7 @@ from bazarsim.analysis.bids import (
     ruleset_bids,
 )
 from bazarsim.analysis.stats import wilson_interval
-from bazarsim.core.contracts import KIND_NAMES
+from bazarsim.core.contracts import KIND_NAMES, parse_kind
 from bazarsim.core.errors import BazarsimError
 from bazarsim.deals.generator import GAMMA, mix64
 from bazarsim.store.parts import read_manifest
@@ -64,13 +64,16 @@ MAX_CELLS = 8192  # classes x values of one study (the per-group table stays und
 
 
 def open_bid_study(out: str | Path, kind: str | None, level: int | None = None,
-                   seats: list[str] | None = None, contra: str = "none") -> BidStudy:
+                   seats: list[str] | None = None, contra: str = "none",
+                   by: list[Classer] | None = None) -> BidStudy:
     """A study of one bid (no capot) of a DD dataset: the kind must be the ruleset's and
-    simulated, the level a legal bid (default: the lowest); one error line otherwise."""
+    simulated, the level a legal bid (default: the lowest); one error line otherwise.
+    ``by``: classes whose features the rows must be able to give (a kind they name is
+    checked and its columns read)."""
     if not kind:
         kinds = " ".join(read_manifest(out).get("kinds", []))
         raise BazarsimError(f"give the bid's --kind (simulated in {out}: {kinds})")
-    study = open_study(out, kinds=[kind], seats=seats, contra=contra)
+    study = open_study(out, by=by, kinds=[kind], seats=seats, contra=contra)
     rs = study.ruleset
     if has_levels(rs):
         level = rs.auction.min_level if level is None else level
@@ -92,12 +95,17 @@ def bid_outcomes(study: BidStudy, batch_size: int = 1 << 16) -> Iterator[tuple[d
         yield row, made[0].astype(bool), score[0].astype(np.float64)
 
 
-def plain_feature(text: str, option: str = "--by") -> str:
-    """A feature of the ``--by`` vocabulary without buckets."""
-    c = parse_by(text)
+def plain_feature(text: str, option: str = "--by", kind: str | None = None) -> str:
+    """A feature of the ``--by`` vocabulary without buckets, counted in the bid's kind
+    (``kind``: a ``@KIND`` qualifier may only name that one)."""
+    c = parse_by(text, option)
     if c.buckets:
         raise BazarsimError(f"{option} {text!r}: give the feature alone (its values are the "
                             "axis of the fit)", text)
+    if c.kind is not None and (kind is None or c.kind != parse_kind(kind)):
+        raise BazarsimError(f"{option} {text!r}: the axis is counted in the bid's kind"
+                            + (f" ({kind})" if kind else "") + f"; drop @{KIND_NAMES[c.kind]}",
+                            text)
     return c.feature
 
 
@@ -260,7 +268,8 @@ def count_threshold_table(study: BidStudy, feature: str, within: Classer | None 
     table = np.zeros((groups, w_size, v_size, 4))
     for row, made, score in bid_outcomes(study, batch_size):
         x = row["feature"](feature)
-        w = within.index(row["feature"](within.feature)) if within else np.zeros_like(x)
+        w = (within.index(row["feature"](within.feature, within.kind)) if within
+             else np.zeros_like(x))
         g = (deal_hash(row["deal"], seed) % np.uint64(groups)).astype(np.int64)
         keep = (x >= 0) & (x < v_size) & (w >= 0)
         cell = (((g * w_size + w) * v_size + x) * 2 + made)[keep]
@@ -276,20 +285,20 @@ def threshold_study(out: str | Path, kind: str | None, by: str, level: int | Non
                     contra: str = "none", batch_size: int = 1 << 16) -> dict:
     """The threshold of ``by`` for one bid (per class of ``within``): monotone fit, target
     (break-even or fixed), threshold and its bootstrap interval, and the rows behind it."""
-    feature = plain_feature(by)
-    within_c = parse_by(within) if within else None
+    feature = plain_feature(by, kind=kind)
+    within_c = parse_by(within, "--within") if within else None
     if target is not None and not 0 < target < 1:
         raise BazarsimError(f"--target {target}: must be between 0 and 1", str(target))
     if replicates < 10:
         raise BazarsimError(f"--bootstrap {replicates}: use at least 10 replicates",
                             str(replicates))
-    study = open_bid_study(out, kind, level, seats, contra)
+    study = open_bid_study(out, kind, level, seats, contra, [within_c] if within_c else None)
     counted = count_threshold_table(study, feature, within_c, seed, GROUPS, batch_size)
     (bid,) = study.bids
     result = {
         "dataset": str(out), "bid": bid.label, "kind": KIND_NAMES[bid.kind],
         "level": bid.level, "feature": feature,
-        "within": within_c.feature if within_c else None,
+        "within": within_c.name if within_c else None,
         "target_rule": "break-even" if target is None else "fixed",
         "contra": study.contra, "replicates": replicates, "seed": seed, "groups": GROUPS,
         "classes": [],
@@ -326,7 +335,7 @@ def _class_result(feature, within_c, label, tab, tot, n, values, target, replica
         rows.append({feature: int(v), "n": int(n[v]), "made": int(made[v]),
                      "p_make": float(made[v] / n[v]), "ci_low": c_lo, "ci_high": c_hi,
                      "fitted": float(fitted[v]), "reaches": bool(fitted[v] >= goal - 1e-12)})
-    out = {within_c.feature: label} if within_c else {}
+    out = {within_c.name: label} if within_c else {}
     out.update({
         "n": int(n.sum()), "made": int(n_made), "p_make": float(n_made / n.sum()),
         "mean_score_made": float(s_made / n_made) if n_made else math.nan,

@@ -9,6 +9,7 @@ import typer
 
 from bazarsim.analysis.freq import frequency_table
 from bazarsim.core.errors import BazarsimError
+from bazarsim.core.ranges import BIG, parse_range
 from bazarsim.report.freq import frequency_records, frequency_sections, frequency_title
 from bazarsim.report.records import Format, render_records, to_json
 from bazarsim.rules.rulesets import (
@@ -140,16 +141,17 @@ def term_width() -> int:
 
 
 def parse_levels(text: str | None) -> list[int] | None:
-    """``--levels``: ``8..12`` or ``8,9,10``."""
+    """``--levels``: ``8..12`` (or ``8-12``), ``8,9,10``; ranges as in
+    :mod:`bazarsim.core.ranges`, with both ends given."""
     if not text:
         return None
     out: list[int] = []
-    try:
-        for part in text.replace(" ", "").split(","):
-            a, sep, b = part.partition("..")
-            out += list(range(int(a), int(b) + 1)) if sep else [int(a)]
-    except ValueError:
-        raise BazarsimError(f"bad --levels {text!r}: use e.g. 8..12 or 8,9,10", text) from None
+    for part in text.replace(" ", "").split(","):
+        lo, hi = parse_range(part, f"bad --levels {text!r}")
+        if lo < 0 or hi >= BIG:
+            raise BazarsimError(f"bad --levels {text!r}: give both ends of {part!r}, e.g. 8..12 "
+                                "or 8,9,10", part)
+        out += list(range(lo, hi + 1))
     return out
 
 

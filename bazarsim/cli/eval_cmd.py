@@ -16,8 +16,17 @@ from bazarsim.cli.common import (
     emit_records,
     load_ruleset,
 )
-from bazarsim.core.cards import SEATS, format_deal, parse_deal, parse_seat
+from bazarsim.core.cards import (
+    HAND_SIZE,
+    SEATS,
+    count,
+    format_deal,
+    parse_deal,
+    parse_hand,
+    parse_seat,
+)
 from bazarsim.core.contracts import KIND_NAMES, parse_kind
+from bazarsim.core.errors import BazarsimError
 from bazarsim.evaluate.hands import describe_deal_declarations, evaluate_hand
 
 
@@ -42,13 +51,18 @@ def eval_command(
     option: OptionOpt = None,
     fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.table,
 ) -> None:
-    """Evaluate a hand: card points, trumps, declarations and bela per contract kind."""
+    """Evaluate a whole hand (8 cards): card points, trumps, declarations and bela per
+    contract kind."""
     rs = load_ruleset(ruleset, option)
     kinds = [contract] if contract else [KIND_NAMES[k] for k in rs.kinds]
     if ":" in hand or len(hand.split()) == 4 and "." in hand:
         _eval_deal(hand, kinds, parse_seat(dealer), rs, fmt)
         return
-    evals = [evaluate_hand(hand, k, rs) for k in kinds]
+    mask = parse_hand(hand)
+    if count(mask) != HAND_SIZE:  # points, declarations and bela are those of a whole hand
+        raise BazarsimError(f"hand {hand.strip()!r} has {count(mask)} cards: eval takes a "
+                            f"whole hand of {HAND_SIZE} (or a whole deal)", hand.strip())
+    evals = [evaluate_hand(mask, k, rs) for k in kinds]
     if fmt == Format.json:
         emit_json(evals[0].as_dict() if contract else [e.as_dict() for e in evals])
         return
@@ -81,7 +95,7 @@ def eval_command(
 
 def _eval_deal(text: str, kinds: list[str], dealer: int, rs, fmt: Format) -> None:
     """Per contract kind: each seat's points and declarations, and who scores them."""
-    deal = parse_deal(text)
+    deal = parse_deal(text, full=True)  # declarations are made on whole hands
     records = []
     for kind in kinds:
         res = describe_deal_declarations(deal, dealer, kind, rs)

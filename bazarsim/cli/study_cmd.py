@@ -44,7 +44,7 @@ def threshold_command(
     level: LevelOpt = None,
     within: Annotated[str | None, typer.Option(
         "--within", help="One threshold per class of another feature, e.g. trumps or "
-        "'trumps=0..2,3,4,5..'.")] = None,
+        "'trumps=0..2,3,4,5..' (buckets and @KIND as in table bids --by).")] = None,
     target: Annotated[float | None, typer.Option(
         "--target", help="P(make) to reach (default: the bid's break-even, where its "
         "expected score equals passing).")] = None,

@@ -50,8 +50,10 @@ ByOpt = Annotated[list[str] | None, typer.Option(
     "'points=0..19,20..39,40..', 'trumps=0..2,3,4,5..', 'jack', 'nine', 'aces', "
     "'declarations=0,20..40,50..', 'bela', 'len_H=0..2,3..', 'position' (1 leads .. 4 "
     "deals); in belote-fr and bela-hr also the cards seen at bid time: 'seen_points', "
-    "'seen_trumps', 'seen_jack', 'seen_nine', 'seen_aces'. Kind-dependent features use the "
-    "bid's kind. Repeatable (classes cross).")]
+    "'seen_trumps', 'seen_jack', 'seen_nine', 'seen_aces'. Buckets: A, A..B or A-B, A.. or "
+    "A-, ..B. Kind-dependent features (points, trumps, jack, nine, declarations, bela, "
+    "seen_*) use the bid's kind, or the kind named after @: 'trumps@H=0-2,3-' (needed in "
+    "compare when the bids' kinds differ). Repeatable (classes cross).")]
 SeatOpt = Annotated[list[str] | None, typer.Option(
     "--seat", help="Declarer seats to count (default all four: one DD table serves each).")]
 ContraOpt = Annotated[str, typer.Option("--contra", help="Score the bids with contra: none, "
@@ -65,8 +67,8 @@ def bids_command(
     kind: Annotated[list[str] | None, typer.Option(
         "--kind", help="Contract kinds, e.g. H or 'H,BK' (default: all simulated).")] = None,
     levels: Annotated[str | None, typer.Option(
-        "--levels", help="Bid levels, e.g. 8..12 (default: lowest legal .. deal total / 10, "
-        "and a capot bid).")] = None,
+        "--levels", help="Bid levels, e.g. 8..12, 8-12 or 8,9,10 (default: lowest legal .. "
+        "deal total / 10, and a capot bid).")] = None,
     seat: SeatOpt = None,
     contra: ContraOpt = "none",
     fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")]
@@ -77,7 +79,8 @@ def bids_command(
 ) -> None:
     """Bid success with perfect (double-dummy) play: for each class of declarer's hand and
     each bid, n, P(make) with its Wilson interval, P(capot), the declaring side's total,
-    the expected score (declarers minus defenders) and the best bid of the class."""
+    the expected score (declarers minus defenders) and the best call of the class: its
+    best bid, or pass (which scores 0) where every bid loses on average."""
     if not 0 < confidence < 1:
         raise BazarsimError(f"--confidence {confidence}: must be between 0 and 1")
     rows = bid_table(directory, by=by, kinds=split_list(kind), levels=parse_levels(levels),

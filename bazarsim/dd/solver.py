@@ -193,7 +193,11 @@ class Solver:
         return out
 
     def optimal_line(self, deal, contract, leader, ruleset=DEFAULT_RULESET) -> list[dict]:
-        """One line of optimal play: every card, the trick's winner and the running value."""
+        """One line of optimal play, one step a card: the trick, seat and card, and at a
+        trick's last card its winner and points (last trick bonus included); ``ns_taken``
+        is the running total of the points N-S have taken so far along the line, so the
+        last step's is the DD value (the line is optimal: that value is kept at every
+        card)."""
         _rs, _k, hands, lead, direction, play = self._prepare(deal, contract, leader, ruleset)
         hands = hands.copy()
         value = self._value(hands, lead, [], play)  # N-S points from the current trick on
@@ -233,7 +237,7 @@ class Solver:
                 step["winner"] = SEATS[clockwise_seats(w, direction)]
                 step["trick_points"] = pts_trick
                 lead, trick = w, []
-            step["ns_total"] = taken + value
+            step["ns_taken"] = taken
             line.append(step)
         return line
 

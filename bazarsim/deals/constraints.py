@@ -12,7 +12,8 @@ Text forms (seats ``N E S W``, sides ``NS EW`` = the two hands together):
 * ``decl(E,H)>=50``; ``decl(E,H)`` alone: a scoring declaration present;
 * ``has(N,JH 9H)``, ``lacks(W,AS)``: holds all / none of the cards.
 
-Comparisons: ``= == >= <= > <`` with an integer, or ``=A..B`` for a range.
+Comparisons: ``= == >= <= > <`` with an integer, or ``=A..B`` (``=A-B``) for a range,
+read by :func:`bazarsim.core.ranges.parse_range` as every option that takes ranges.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import numpy as np
 from bazarsim.core.cards import SEATS, SUITS, format_cards, parse_cards, parse_hand
 from bazarsim.core.contracts import KIND_NAMES, parse_kind
 from bazarsim.core.errors import BazarsimError
+from bazarsim.core.ranges import BIG, parse_range
 
 P_LEN = 0
 P_POINTS = 1
@@ -33,7 +35,6 @@ P_HOLDS = 3
 P_LACKS = 4
 _TYPES = {"len": P_LEN, "points": P_POINTS, "decl": P_DECL, "has": P_HOLDS, "lacks": P_LACKS}
 SIDE_CODES = {"NS": 4, "EW": 5}
-BIG = 1 << 30
 
 
 @dataclass(frozen=True)
@@ -97,7 +98,7 @@ def parse_fix(items: list[str] | None) -> tuple[int, int, int, int]:
 
 _PRED = re.compile(
     r"^\s*(?P<neg>!)?(?P<name>[a-z]+)\s*\(\s*(?P<seat>[A-Za-z]+)\s*,\s*(?P<arg>[^)]*?)\s*\)"
-    r"\s*(?:(?P<op>==|=|>=|<=|>|<)\s*(?P<val>-?\d+)(?:\s*\.\.\s*(?P<hi>-?\d+))?)?\s*$"
+    r"\s*(?:(?P<op>==|=|>=|<=|>|<)\s*(?P<val>\S.*?))?\s*$"
 )
 
 
@@ -138,19 +139,20 @@ def parse_predicate(text: str) -> tuple[int, int, int, int, int]:
         arg = (SUITS + "♠♥♦♣").index(a) % 4
     else:
         arg = parse_kind(argt)
-    op, val, hi = m.group("op"), m.group("val"), m.group("hi")
+    op, val = m.group("op"), m.group("val")
     if op is None:
         if typ != P_DECL:
             raise BazarsimError(f"bad --where {text!r}: needs a comparison, e.g. >=5", text)
         return typ, seat, arg, 1, BIG
-    v = int(val)
-    if hi is not None:
-        if op not in ("=", "=="):
-            raise BazarsimError(f"bad --where {text!r}: a range needs '=', e.g. =3..5", text)
-        lo_, hi_ = v, int(hi)
+    if op in ("=", "=="):  # a value or a range, as every option that takes ranges reads it
+        lo_, hi_ = parse_range(val, f"bad --where {text!r}")
+    elif not re.fullmatch(r"-?\d+", val):
+        what = "a range needs '=', e.g. =3..5" if re.search(r"\.\.|\d-", val) else \
+            f"{val!r} is not a whole number"
+        raise BazarsimError(f"bad --where {text!r}: {what}", val)
     else:
-        lo_, hi_ = {"=": (v, v), "==": (v, v), ">=": (v, BIG), "<=": (-BIG, v),
-                    ">": (v + 1, BIG), "<": (-BIG, v - 1)}[op]
+        v = int(val)
+        lo_, hi_ = {">=": (v, BIG), "<=": (-BIG, v), ">": (v + 1, BIG), "<": (-BIG, v - 1)}[op]
     if lo_ > hi_:
         raise BazarsimError(f"impossible --where {text!r}: empty range {lo_}..{hi_}", text)
     return typ, seat, arg, lo_, hi_

@@ -26,8 +26,7 @@ def bid_records(rows: list[dict], fmt: Format) -> list[dict]:
                          f"{r['q3_total']:.0f}",
             "E[score]": f"{r['expected_score']:+.1f} ± {_num(r['se_score'], '.1f')}",
             "break-even %": _num(100 * r["breakeven_p"], ".0f"),
-            "best": (f"best (+{r['margin']:.1f})" if not math.isnan(r["margin"]) else "best")
-            if r["best"] else "",
+            "best": _best_cell(r),
         })
         out.append(row)
     return out
@@ -77,7 +76,17 @@ _COMPARE_RAW = {"bid_a", "bid_b", "n", "mean_a", "mean_b", "mean_diff", "se_diff
 
 _RAW = {"kind", "level", "capot", "bid", "n", "made", "p_make", "ci_low", "ci_high", "p_capot",
         "mean_total", "sd_total", "q1_total", "median_total", "q3_total", "expected_score",
-        "se_score", "breakeven_p", "best", "margin"}
+        "se_score", "breakeven_p", "best", "best_call", "margin"}
+
+
+def _best_cell(r: dict) -> str:
+    """``best (+m)`` on a class's best bid; ``pass (+m)`` on its top bid where every bid
+    loses on average (passing, which scores 0, is then the best call); else blank."""
+    if r["best"]:
+        return "best" if math.isnan(r["margin"]) else f"best (+{r['margin']:.1f})"
+    if r.get("best_call") == "pass" and not math.isnan(r["margin"]):
+        return f"pass (+{r['margin']:.1f})"
+    return ""
 
 
 def _num(v: float, spec: str) -> str:

@@ -118,7 +118,8 @@ def score_by_class(salt: str, title: str, xlabel: str, bids: list[str],
                    classes: list[dict]) -> str:
     """Expected score per bid (x, in order), one line per hand class
     ``{label, e, se, best}`` (``e``, ``se`` per bid, NaN where absent; ``best`` the index of
-    the class's best bid, marked with a star), error bars of 1.96 SE, and passing (0)."""
+    the class's best bid, marked with a star; ``None`` where passing is best), error bars
+    of 1.96 SE, and passing (0)."""
     with _style(salt) as plt:
         fig, ax = plt.subplots(figsize=(WIDTH, 4.0))
         x = list(range(len(bids)))

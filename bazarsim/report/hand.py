@@ -60,11 +60,16 @@ def hand_notes(a: HandAnalysis, every_bid: bool = False) -> list[str]:
     player could not see."""
     s = a.summary
     best = a.rows[s.best]
-    lines = [f"best bid: {best['bid']}, E[score] {best['expected_score']:+.1f}"
-             f" ± {_num(best['se_score'], '.1f')} (passing: 0)"]
+    e_best = f"E[score] {best['expected_score']:+.1f} ± {_num(best['se_score'], '.1f')}"
+    if best["best"]:
+        lines = [f"best bid: {best['bid']}, {e_best} (passing: 0)"]
+    else:
+        lines = [f"best call: pass (0): every bid loses on average; the least bad, "
+                 f"{best['bid']}, {e_best}"]
     if s.second >= 0:
         sig = "significant" if s.significant else "not significant"
-        lines.append(f"lead over the second best, {a.rows[s.second]['bid']}: "
+        whose = "lead" if best["best"] else f"{best['bid']}'s lead"
+        lines.append(f"{whose} over the second best, {a.rows[s.second]['bid']}: "
                      f"{s.margin:+.1f} ± {_num(s.se_margin, '.1f')} a deal (paired; {sig} at "
                      f"{100 * a.confidence:g}%)")
     if s.ties:
@@ -72,7 +77,8 @@ def hand_notes(a: HandAnalysis, every_bid: bool = False) -> list[str]:
                      + " ".join(a.rows[j]["bid"] for j in s.ties))
     paying = _highest_paying(a.rows)
     if not paying:
-        lines.append("no bid pays on average (E[score] > 0): passing is better")
+        if best["best"]:  # only a capot bid pays
+            lines.append("no bid but a capot pays on average (E[score] > 0)")
     elif has_levels(a.query.ruleset):
         lines.append("highest bid that pays (E[score] > 0) per kind: " + ", ".join(paying))
     else:
@@ -114,7 +120,7 @@ def _shown(rows: list[dict], every_bid: bool = False) -> list[dict]:
     out = []
     below: set[str] = set()
     for r in rows:
-        if r["p_make"] < SHOW_FROM and not r["best"]:
+        if r["p_make"] < SHOW_FROM and r["rank"] != 1:
             if r["capot"] or r["kind"] in below:
                 continue
             below.add(r["kind"])
@@ -123,6 +129,9 @@ def _shown(rows: list[dict], every_bid: bool = False) -> list[dict]:
 
 
 def _vs_best(row: dict) -> str:
+    if row["rank"] == 1 and not row["best"]:  # every bid loses: passing is the best call
+        return (f"pass +{-row['expected_score']:.1f} ± {_num(row['se_score'], '.1f')} "
+                "over this")
     if row["best"]:
         return "best" if row["margin"] is None or math.isnan(row["margin"]) else (
             f"best, +{row['margin']:.1f} ± {_num(row['se_margin'], '.1f')} over {row['second']}")

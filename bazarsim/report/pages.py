@@ -65,6 +65,8 @@ LEVELS_SHOWN = 4  # default levels per kind in the curves: the lowest four
 def feature_label(by: str) -> str:
     c = parse_by(by)
     label = FEATURE_LABELS.get(c.feature, c.feature)
+    if c.kind is not None:
+        label = label.replace(" in the bid's kind", "") + f", counted in {KIND_NAMES[c.kind]}"
     return label + ("; classes" if c.buckets else "")
 
 
@@ -158,7 +160,7 @@ def _bid_columns(by_keys: list[str]) -> list[Column]:
         Column("mean_total", "side total (mean)", num(1)),
         Column("expected_score", "E[score]", num(1, sign=True)),
         Column("se_score", "SE", num(1)), Column("breakeven_p", "break-even %", pct(0)),
-        Column("best", "best of class", text, True),
+        Column("best_call", "best call of class", text, True),
     ]
 
 
@@ -276,10 +278,7 @@ def _resolve(directory, manifest, rs, by, kinds, levels, heat_bid, heat, classes
     ruleset_bids(rs, tuple(parse_kind(k) for k in kinds), levels, capot=False)
     for option, spec in (("--by", by), ("--heat-y", heat[0]), ("--heat-x", heat[1]),
                          ("--classes", classes)):
-        try:
-            parse_by(spec)
-        except BazarsimError as exc:
-            raise BazarsimError(str(exc).replace("--by ", f"{option} ", 1)) from None
+        parse_by(spec, option)
     if heat_bid:
         bid = parse_bid(heat_bid, rs)
     else:
@@ -314,7 +313,7 @@ DD_NOTE = (
 
 def _curves(page: Page, directory: str, by: str, kinds: list[str], levels, contra, min_n):
     label = feature_label(by)
-    feature = parse_by(by).feature
+    feature = parse_by(by).name
     page.section("curves", f"Make rate by {feature}",
                  f"P(make) of each bid against the {label}, with its 95 % Wilson band. A "
                  f"point is drawn where at least {min_n} declarer rows fall in the class; "
@@ -351,7 +350,7 @@ def _heat(page: Page, directory: str, bid: Bid, heat: tuple[str, str], contra: s
           min_n: int):
     y_by, x_by = heat
     kname = KIND_NAMES[bid.kind]
-    yf, xf = parse_by(y_by).feature, parse_by(x_by).feature
+    yf, xf = parse_by(y_by).name, parse_by(x_by).name
     page.section("heat", f"P(make) of {bid.label} by {yf} and {xf}",
                  f"How often {bid.label} makes for each combination of the declarer's {yf} "
                  f"and {xf}. Cells with fewer than {min_n} declarer rows are left blank (the "
@@ -377,13 +376,14 @@ def _heat(page: Page, directory: str, bid: Bid, heat: tuple[str, str], contra: s
 
 
 def _classes(page: Page, directory: str, classes: str, kinds, levels, contra, min_n):
-    feature = parse_by(classes).feature
+    feature = parse_by(classes).name
     page.section("classes", f"Expected score per bid by {feature}",
                  "What each bid scores on average (declarers' points minus defenders'; "
                  "passing scores 0) for each class of the declarer's hand, with ± 1.96 SE "
                  "bars; the star marks each class's best bid"
                  + (f" among the levels shown ({_levels_text(levels)})" if levels else "")
-                 + ". Bold rows in the table are the best bids.")
+                 + "; a class without a star loses on every bid, so passing is its best call. "
+                 "Bold rows in the table are the best bids.")
     rows = bid_table(directory, by=[classes], kinds=kinds, levels=levels, contra=contra)
     bids = list(dict.fromkeys(r["bid"] for r in rows))
     lines = []
