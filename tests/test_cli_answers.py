@@ -22,6 +22,7 @@ from bazarsim.cli.common import parse_levels
 from bazarsim.core.cards import SEATS, parse_deal
 from bazarsim.core.errors import BazarsimError
 from bazarsim.deals.constraints import parse_predicate
+from bazarsim.engine.run import run_simulation
 from bazarsim.engine.simulation import Simulation
 from bazarsim.rules.rulesets import get_ruleset
 from bazarsim.store.parts import read_dataframe
@@ -50,8 +51,8 @@ def one_error_line(r, *needles):
 def dd(tmp_path_factory):
     """A small DD-solved bazar dataset of hearts and no trump (BK)."""
     path = tmp_path_factory.mktemp("answers")
-    Simulation(deals=DEALS, seed=5, ruleset=get_ruleset("bazar"), kinds=(1, 4), columns="lean",
-               dd=True).run(path)
+    run_simulation(Simulation(deals=DEALS, seed=5, ruleset=get_ruleset("bazar"), kinds=(1, 4),
+                              columns="lean", dd=True), path)
     return path
 
 

@@ -61,7 +61,7 @@ def table_commands(d: str) -> dict[str, tuple[list[str], list[str]]]:
                        ["E[score]", "interval", "8H-CAPOT", "0..29", "30.."]),
         "table bids 2 classes": (["table", "bids", d, "--by", "points=0..29,30..", "--by",
                                   "trumps=0..2,3..", "--kind", "H"], ["E[score]", "trumps"]),
-        "table compare": (["table", "compare", d, "8BK", "9H", "--by", "points=0..29,30.."],
+        "table compare": (["table", "compare", d, "8BK", "9H", "--by", "points@H=0..29,30.."],
                           ["E[score]", "better", "8BK", "9H"]),
         "table freq": (["table", "freq", d, "--by", "dealer"],
                        ["declarations_score_none_BK", "four_of_a_kind_scoring_bk"]),
