@@ -9,6 +9,7 @@ import typer
 from bazarsim.cli.common import (
     DEFAULT_RULESET,
     Format,
+    FormatOpt,
     OptionOpt,
     RulesetOpt,
     command,
@@ -40,7 +41,7 @@ def eval_command(
     ] = "N",
     ruleset: RulesetOpt = DEFAULT_RULESET,
     option: OptionOpt = None,
-    fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.table,
+    fmt: FormatOpt = Format.table,
 ) -> None:
     """Evaluate a hand: card points, trumps, declarations and bela per contract kind."""
     rs = load_ruleset(ruleset, option)

@@ -6,7 +6,15 @@ from typing import Annotated
 
 import typer
 
-from bazarsim.cli.common import Format, OptionOpt, command, emit_json, emit_records, load_ruleset
+from bazarsim.cli.common import (
+    Format,
+    FormatOpt,
+    OptionOpt,
+    command,
+    emit_json,
+    emit_records,
+    load_ruleset,
+)
 from bazarsim.core.cards import RANKS
 from bazarsim.core.contracts import KIND_NAMES
 from bazarsim.rules.rulesets import RULESETS, get_ruleset
@@ -18,7 +26,7 @@ def rules_command(
         str | None, typer.Argument(help=f"Ruleset to show ({', '.join(RULESETS)}); omit to list.")
     ] = None,
     option: OptionOpt = None,
-    fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.table,
+    fmt: FormatOpt = Format.table,
 ) -> None:
     """Show a ruleset's card order, points, declarations and every option."""
     if name is None:

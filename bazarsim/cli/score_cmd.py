@@ -6,11 +6,12 @@ import re
 from typing import Annotated
 
 import typer
-from typer.core import TyperCommand
 
 from bazarsim.cli.common import (
     DEFAULT_RULESET,
+    BazarsimCommand,
     Format,
+    FormatOpt,
     OptionOpt,
     RulesetOpt,
     command,
@@ -83,7 +84,7 @@ def join_side_values(args: list[str]) -> list[str]:
     return out
 
 
-class SideValuesCommand(TyperCommand):
+class SideValuesCommand(BazarsimCommand):
     """A command whose side-valued options take ``NS=.. EW=..`` as separate words."""
 
     def parse_args(self, ctx, args):
@@ -102,7 +103,7 @@ def score_command(
         typer.Option("--contract", "-c", help="Contract: 9H, 8BK, 10VK, 9H-CAPOT (bela: H)."),
     ] = None,
     declarer: Annotated[
-        str | None, typer.Option("--declarer", "-d", help="Declaring seat N E S W.")
+        str | None, typer.Option("--declarer", help="Declaring seat N E S W.")
     ] = None,
     points: Annotated[
         list[str] | None,
@@ -135,14 +136,17 @@ def score_command(
     recontra: Annotated[bool, typer.Option("--recontra", "-X", help="Recontra'd (x4).")] = False,
     ruleset: RulesetOpt = DEFAULT_RULESET,
     option: OptionOpt = None,
-    fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.table,
+    fmt: FormatOpt = Format.table,
 ) -> None:
     """Score one deal: made or failed, by how much, and both sides' scores.
 
     Side values are NS=<n> / EW=<n>: "--decl NS=20 EW=50", "--decl NS=20,EW=50" and
     "--decl NS=20 --decl EW=50" are the same. Example:
-    bazarsim score -r bazar-blot -c 9H -d E --points NS=70 --decl EW=20 --bela EW=20 --contra
+    bazarsim score -r bazar-blot -c 9H --declarer E -p NS=70 --decl EW=20 --bela EW=20 -x
     """
+    if ctx.args and ctx.args[0] in ("-d", "--dealer"):
+        raise BazarsimError("the declaring seat is --declarer (-d is the dealer in bazarsim)",
+                            ctx.args[0])
     if ctx.args:
         raise BazarsimError(
             f"unexpected argument {ctx.args[0]!r} (side values are NS=<n> or EW=<n> after "

@@ -11,6 +11,7 @@ import typer
 from bazarsim.cli.common import (
     DEFAULT_RULESET,
     Format,
+    FormatOpt,
     OptionOpt,
     RulesetOpt,
     command,
@@ -57,9 +58,7 @@ def solve_command(
             "prints one JSON object per line.",
         ),
     ] = None,
-    fmt: Annotated[
-        Format, typer.Option("--format", "-f", help="Output format (table, json, csv, md).")
-    ] = Format.table,
+    fmt: FormatOpt = Format.table,
 ) -> None:
     """Double-dummy points: each side's card points (last trick included) with perfect play.
 
