@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
@@ -31,6 +30,7 @@ from bazarsim.cli.common import (
     command,
     emit_records,
     load_ruleset,
+    lower,
 )
 from bazarsim.cli.progress import deal_progress, prepare_solver
 from bazarsim.cli.report_cmd import HtmlDataOpt, check_html_data
@@ -100,7 +100,7 @@ def analyze_command(
     where: WhereOpt = None,
     kinds: KindsOpt = None,
     contra: Annotated[str, typer.Option("--contra", help="Score the bids with contra: none, "
-                                        "x or xx.")] = "none",
+                                        "x or xx.", callback=lower)] = "none",
     deals: Annotated[int, typer.Option("--deals", "-n", help="Sample deals (with "
                                        "--precision: the most to deal).")] = 2000,
     seed: SeedOpt = DEFAULT_SEED,
@@ -171,7 +171,7 @@ def analyze_command(
 def _emit(a, fmt: Format, many: bool, every_bid: bool) -> None:
     if fmt == Format.json and many:
         for rec in hand_json_records(a):
-            typer.echo(json.dumps(rec, ensure_ascii=False, default=_jsonable))
+            typer.echo(to_json(rec, indent=None))
         return
     if fmt == Format.json:
         typer.echo(to_json(hand_json_records(a)))
@@ -181,9 +181,3 @@ def _emit(a, fmt: Format, many: bool, every_bid: bool) -> None:
         sep = "\n" if fmt == Format.md else ""
         typer.echo(sep + "\n".join(("- " if fmt == Format.md else "") + n
                                    for n in hand_notes(a, every_bid)) + ("\n" if many else ""))
-
-
-def _jsonable(v):
-    if hasattr(v, "item"):
-        return v.item()
-    raise TypeError(type(v))

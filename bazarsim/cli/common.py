@@ -169,6 +169,11 @@ SeedOpt = Annotated[int, typer.Option("--seed", "-s", help="Seed (0 .. 2^64-1): 
 DealerOpt = Annotated[str, typer.Option("--dealer", "-d", help="Dealer seat N E S W.")]
 
 
+def lower(value: str | None) -> str | None:
+    """Callback of a choice given as text: any case works (none, X, Lean ...)."""
+    return value.lower() if isinstance(value, str) else value
+
+
 def _one_kind(value: str | None) -> str | None:
     kinds = split_list(value)
     if kinds and len(kinds) > 1:

@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from bazarsim.analysis.bids import CONTRAS
 from bazarsim.cli.common import (
     DEFAULT_RULESET,
     BazarsimCommand,
@@ -88,7 +89,17 @@ class SideValuesCommand(BazarsimCommand):
     """A command whose side-valued options take ``NS=.. EW=..`` as separate words."""
 
     def parse_args(self, ctx, args):
-        return super().parse_args(ctx, join_side_values(list(args)))
+        return super().parse_args(ctx, join_side_values(bare_contra(list(args))))
+
+
+def bare_contra(args: list[str]) -> list[str]:
+    """``--contra`` with no value after it (its old, flag spelling) means ``--contra x``."""
+    out = []
+    for i, tok in enumerate(args):
+        out.append(tok)
+        if tok == "--contra" and (i + 1 == len(args) or args[i + 1].startswith("-")):
+            out.append("x")
+    return out
 
 
 @command(
@@ -130,10 +141,12 @@ def score_command(
             "Default: a side with no points took no trick, otherwise 4-4-like (no capot).",
         ),
     ] = None,
-    contra: Annotated[
-        bool, typer.Option("--contra", "-x", help="The contract is contra'd (x2).")
-    ] = False,
-    recontra: Annotated[bool, typer.Option("--recontra", "-X", help="Recontra'd (x4).")] = False,
+    contra: Annotated[str, typer.Option(
+        "--contra", help="none, x (contra'd: x2) or xx (recontra'd: x4), as in table bids; "
+        "a bare --contra means x.")] = "none",
+    doubled: Annotated[bool, typer.Option("-x", help="Contra'd: --contra x.")] = False,
+    recontra: Annotated[bool, typer.Option("--recontra", "-X", help="Recontra'd: --contra xx.")]
+    = False,
     ruleset: RulesetOpt = DEFAULT_RULESET,
     option: OptionOpt = None,
     fmt: FormatOpt = Format.table,
@@ -161,9 +174,13 @@ def score_command(
         if not value:
             raise BazarsimError(f"missing {name} (e.g. {name} {example})")
     rs = load_ruleset(ruleset, option)
-    if contra and recontra:
+    level = CONTRAS.get(contra.lower())
+    if level is None:
+        raise BazarsimError(f"--contra {contra!r}: use none, x or xx", contra)
+    given = {lv for lv, on in ((level, level > 0), (1, doubled), (2, recontra)) if on}
+    if len(given) > 1:
         raise BazarsimError("give --contra or --recontra, not both")
-    c = parse_contract(contract, parse_seat(declarer), 2 if recontra else 1 if contra else 0, rs)
+    c = parse_contract(contract, parse_seat(declarer), max(given, default=0), rs)
     total = rs.deal_total[c.kind]
     pts = _pair(parse_side_values(points, "points"), total, "points")
     if tricks:

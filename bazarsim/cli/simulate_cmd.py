@@ -18,6 +18,7 @@ from bazarsim.cli.common import (
     WhereOpt,
     command,
     load_ruleset,
+    lower,
 )
 from bazarsim.cli.progress import deal_progress, prepare_solver
 from bazarsim.deals.constraints import parse_constraints
@@ -46,7 +47,7 @@ def simulate_command(
     columns: Annotated[str, typer.Option("--columns", help="full: every evaluation feature "
                        "per seat and kind; lean: points per seat and kind plus the "
                        "declaration outcome per kind (the rest follows from the hands by bit "
-                       "tests), several times faster to write.")] = "full",
+                       "tests), several times faster to write.", callback=lower)] = "full",
     chunk: Annotated[int | None, typer.Option("--chunk", help="Deals per chunk (written as "
                      "two part files in parallel; a killed run loses at most the chunk in "
                      "progress); bounds memory (about 0.9 GB peak at 2^20 with full columns); "
@@ -58,7 +59,7 @@ def simulate_command(
                   "trick). About 4 ms a deal for six kinds on 2 cores: the input of "
                   "`bazarsim table bids`.")] = False,
     compression: Annotated[str, typer.Option("--compression", help="Parquet codec: zstd, lz4, "
-                           "snappy or none.")] = "zstd",
+                           "snappy or none.", callback=lower)] = "zstd",
     scheduler: Annotated[str | None, typer.Option(
         "--scheduler", help="Run the index ranges as tasks on this dask.distributed "
         "scheduler (e.g. tcp://scheduler.example:8786); each worker writes its own part "

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import Annotated
 
@@ -23,6 +22,7 @@ from bazarsim.core.cards import SEATS, parse_deal, parse_seat
 from bazarsim.core.contracts import KIND_NAMES, parse_kind
 from bazarsim.core.errors import BazarsimError
 from bazarsim.dd.solver import Solver
+from bazarsim.report.records import to_json
 
 
 @command("solve")
@@ -161,7 +161,7 @@ def _solve_file(solver: Solver, path: str, rs) -> None:
                 "ns_points": sol.ns_points,
                 "ew_points": sol.ew_points,
             }
-            typer.echo(json.dumps(rec))
+            typer.echo(to_json(rec, indent=None))
     if errors:
         raise typer.Exit(2)
 

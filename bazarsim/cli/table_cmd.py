@@ -14,6 +14,7 @@ from bazarsim.cli.common import (
     app,
     command,
     emit_records,
+    lower,
     parse_levels,
     print_frequency_table,
     split_list,
@@ -51,7 +52,7 @@ ByOpt = Annotated[list[str] | None, typer.Option(
 SeatOpt = Annotated[list[str] | None, typer.Option(
     "--seat", help="Declarer seats to count (default all four: one DD table serves each).")]
 ContraOpt = Annotated[str, typer.Option("--contra", help="Score the bids with contra: none, "
-                                        "x (contra) or xx (recontra).")]
+                                        "x (contra) or xx (recontra).", callback=lower)]
 
 
 @command("bids", group=table_app)
