@@ -43,16 +43,16 @@ bench: $(STAMP)
 ## reports: regenerate the tables under reports/, and the coach's pages: reports/demo.html
 ## from the `make run` datasets (running the demo first if they are missing), an example
 ## hand, threshold and convention study, each checked in headless Chromium with a screenshot
-DEMO_RUN := runs/demo-2026-3000000
-DEMO_DD  := runs/demo-dd-2026-20000
+DEMO_RUN := runs/demo-7-3000000
+DEMO_DD  := runs/demo-dd-7-20000
 reports: $(STAMP)
 	$(BIN)/python -m bazarsim odds --format md > reports/odds.md
 	@echo "wrote reports/odds.md"
 	test -f $(DEMO_DD)/_run.json -a -f $(DEMO_RUN)/_run.json || $(MAKE) run
-	$(BIN)/bazarsim report $(DEMO_DD) --freq-from $(DEMO_RUN) -o reports/demo.html
+	$(BIN)/bazarsim report $(DEMO_DD) --freq-from $(DEMO_RUN) --out reports/demo.html
 	$(BIN)/bazarsim analyze AJ9.K7.Q.T8 --seat S --dealer E -n 1000 -q --html reports/hand.html > /dev/null
-	$(BIN)/bazarsim study threshold $(DEMO_DD) --kind H --level 9 --by points --within 'trumps=0..2,3,4..' --summary --html reports/threshold.html > /dev/null
-	$(BIN)/bazarsim study convention $(DEMO_DD) --kind H --level 9 --compare --html reports/convention.html > /dev/null
+	$(BIN)/bazarsim study threshold $(DEMO_DD) --kinds H --level 9 --by points --within 'trumps=0..2,3,4..' --summary --html reports/threshold.html > /dev/null
+	$(BIN)/bazarsim study convention $(DEMO_DD) --kinds H --level 9 --compare --html reports/convention.html > /dev/null
 	for page in demo hand threshold convention; do \
 	    $(BIN)/python -m bazarsim.report.browser reports/$$page.html --screenshot reports/$$page.png > /dev/null \
 	    || exit 1; echo "checked reports/$$page.html in Chromium: reports/$$page.png"; done

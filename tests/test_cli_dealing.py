@@ -89,4 +89,4 @@ def test_deal_with_constraints_matches_simulate(tmp_path):
         assert int(row["number"]) == item["number"]
         assert int(row["S"]) == item["hands"]["S"]
     r = run("deal", "5", "--where", "len(N,H)>=4")
-    assert r.exit_code == 2 and "need --seed" in r.output
+    assert r.exit_code == 2 and "go with --seed" in r.output

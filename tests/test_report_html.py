@@ -134,7 +134,7 @@ def test_pages_in_chromium(dd_dataset, plain_dataset, browser, tmp_path):
 
 def dataset_page(dd_dataset, browser, tmp_path):
     out = tmp_path / "study.html"
-    r = run("report", str(dd_dataset), "-o", str(out), "--data", "--min-n", "5")
+    r = run("report", str(dd_dataset), "--out", str(out), "--data", "--min-n", "5")
     assert r.exit_code == 0, r.output
     assert "5 figures" in r.stderr
     html = out.read_text()
@@ -187,7 +187,7 @@ def self_contained(html: str, figures: int):
 def plain_page(plain_dataset, browser, tmp_path):
     """A dataset without DD columns: the page says which sections are missing and why."""
     out = tmp_path / "plain.html"
-    r = run("report", str(plain_dataset), "-o", str(out))
+    r = run("report", str(plain_dataset), "--out", str(out))
     assert r.exit_code == 0, r.output
     info = browser.check(out)
     assert_clean(info, 1)  # the frequencies against the exact odds
@@ -280,7 +280,7 @@ def test_other_rulesets_pages(name, browser, tmp_path):
         Simulation(deals=120, seed=2, ruleset=get_ruleset(name), kinds=(1, 0), columns="lean",
                dd=True), data)
     out = tmp_path / f"{name}.html"
-    r = run("report", str(data), "-o", str(out), "--min-n", "3")
+    r = run("report", str(data), "--out", str(out), "--min-n", "3")
     assert r.exit_code == 0, r.output
     info = browser.check(out)
     assert_clean(info, 6)  # odds, a curve per kind, heat map, classes, totals
@@ -312,18 +312,18 @@ def test_bad_input_is_one_error_line_and_no_file(tmp_path_factory):
     out = tmp_path / "r.html"
     out.write_text("old page")
     cases = [
-        (["report", str(tmp_path / "nope"), "-o", str(out)], "not a bazarsim dataset"),
-        (["report", str(broken), "-o", str(out)], "damaged part"),
-        (["report", str(dd_dataset), "-o", str(out), "--freq-from", str(data / "fr")],
+        (["report", str(tmp_path / "nope"), "--out", str(out)], "not a bazarsim dataset"),
+        (["report", str(broken), "--out", str(out)], "damaged part"),
+        (["report", str(dd_dataset), "--out", str(out), "--freq-from", str(data / "fr")],
          "other rules (belote-fr)"),
-        (["report", str(dd_dataset), "-o", str(out), "--kind", "BK"], "not simulated"),
-        (["report", str(dd_dataset), "-o", str(out), "--heat-bid", "9Q"], "not a contract"),
-        (["report", str(dd_dataset), "-o", str(out), "--heat-bid", "9S"], "not simulated"),
-        (["report", str(dd_dataset), "-o", str(out), "--classes", "foo"], "--classes"),
-        (["report", str(dd_dataset), "-o", str(out), "--levels", "7..9"], "level 7"),
-        (["report", str(dd_dataset), "-o", str(out), "--freq-from", str(tmp_path)], "not a"),
-        (["report", str(dd_dataset), "-o", str(tmp_path / "no" / "r.html")], "no directory"),
-        (["report", str(dd_dataset), "-o", str(tmp_path / "r.txt")], ".html"),
+        (["report", str(dd_dataset), "--out", str(out), "--kind", "BK"], "not simulated"),
+        (["report", str(dd_dataset), "--out", str(out), "--heat-bid", "9Q"], "not a contract"),
+        (["report", str(dd_dataset), "--out", str(out), "--heat-bid", "9S"], "not simulated"),
+        (["report", str(dd_dataset), "--out", str(out), "--classes", "foo"], "--classes"),
+        (["report", str(dd_dataset), "--out", str(out), "--levels", "7..9"], "level 7"),
+        (["report", str(dd_dataset), "--out", str(out), "--freq-from", str(tmp_path)], "not a"),
+        (["report", str(dd_dataset), "--out", str(tmp_path / "no" / "r.html")], "no directory"),
+        (["report", str(dd_dataset), "--out", str(tmp_path / "r.txt")], ".html"),
         (["study", "threshold", str(plain_dataset), "--kind", "H", "--html", str(out)],
          "no DD columns"),
         (["analyze", "AJ9.K7.Q.T8", "--seat", "S", "--dealer", "E", "--html",

@@ -219,12 +219,13 @@ def test_no_bela_in_bk_refused_by_scalar_and_bulk_check(name):
 
 @pytest.mark.parametrize("name", ["bazar", "bazar-blot"])
 def test_no_bela_in_bk_cli_one_error_line(name):
-    r = CliRunner().invoke(app, ["score", "-r", name, *"-c 8BK -d N -p NS=70 --bela NS=20".split()])
+    r = CliRunner().invoke(
+        app, ["score", "-r", name, *"-c 8BK --declarer N -p NS=70 --bela NS=20".split()])
     lines = r.output.strip().splitlines()
     assert r.exit_code == 2 and len(lines) == 1, r.output
     assert lines[0].startswith("error: no bela in BK"), r.output
     # the same deal with the bela in a trump contract is accepted (and made: 70 + 20)
-    code, d = cli_json("-r", name, *"-c 8H -d N -p NS=70 --bela NS=20".split())
+    code, d = cli_json("-r", name, *"-c 8H --declarer N -p NS=70 --bela NS=20".split())
     assert code == 0 and d["made"], d
 
 
@@ -267,7 +268,7 @@ def test_capot_bonus_counts_for_level():
     assert deal("bazar", 20, H, N, 162, 8, decl=(20, 0), **LEVEL).scores == (272, 0)
     # the bonus is the capot side's only: 7 tricks never count it
     assert not deal("bazar-blot", 16, H, N, 152, 7, **LEVEL).made
-    args = "-r bazar-blot -c 20H -d N --points NS=162 --tricks NS=8 --decl NS=20".split()
+    args = "-r bazar-blot -c 20H --declarer N --points NS=162 --tricks NS=8 --decl NS=20".split()
     code, d = cli_json(*args)
     assert code == 0 and not d["made"] and (d["ns"], d["ew"], d["margin"]) == (0, 47, -18)
     code, d = cli_json(*args, "-o", "scoring.capot_bonus_counts_for_level=true")
@@ -289,7 +290,7 @@ def test_failed_capot_base():
     assert deal("bazar", 9, H, N, 150, 7, capot=True, **BASE16).scores == (0, 162)
     assert deal("bazar", 9, H, N, 150, 7, capot=True, **BIG).scores == (0, 25)
     assert deal("bazar", 9, H, N, 150, 7, capot=True, **BIG, **BASE16).scores == (0, 16)
-    args = "-r bazar-blot -c 9H-CAPOT -d N --points NS=150 --tricks NS=7".split()
+    args = "-r bazar-blot -c 9H-CAPOT --declarer N --points NS=150 --tricks NS=7".split()
     code, d = cli_json(*args)
     assert code == 0 and not d["made"] and (d["ns"], d["ew"]) == (0, 34)
     code, d = cli_json(*args, "-o", "scoring.failed_capot_base=16")
@@ -621,7 +622,7 @@ def test_cli_score_json_and_errors():
             "bazar-blot",
             "-c",
             "9H",
-            "-d",
+            "--declarer",
             "E",
             "--points",
             "NS=70",
@@ -636,16 +637,19 @@ def test_cli_score_json_and_errors():
     )
     assert r.exit_code == 0, r.output
     assert '"ns": 0' in r.output and '"ew": 38' in r.output and '"made": true' in r.output
-    r = runner.invoke(app, ["score", "-c", "8H", "-d", "N", "--points", "NS=162", "-f", "json"])
+    r = runner.invoke(
+        app, ["score", "-c", "8H", "--declarer", "N", "--points", "NS=162", "-f", "json"])
     assert '"capot": true' in r.output and '"ns": 252' in r.output
     for args, msg in [
-        (["-c", "9Q", "-d", "E", "--points", "NS=70"], "'9Q'"),
-        (["-c", "9H", "-d", "Z", "--points", "NS=70"], "bad seat"),
-        (["-c", "9H", "-d", "E", "--points", "NS=300"], "N-S 300 card"),
-        (["-c", "9H", "-d", "E", "--points", "XY=3"], "'XY=3'"),
-        (["-c", "9H", "-d", "E", "--points", "NS=7", "--tricks", "NS=9"], "N-S 9 tricks, but"),
-        (["-c", "9H", "-d", "E", "--points", "NS=7", "--contra", "--recontra"], "not both"),
-        (["-c", "9VK", "-d", "E", "--points", "NS=7", "-r", "bazar-blot"], "VK does not exist"),
+        (["-c", "9Q", "--declarer", "E", "--points", "NS=70"], "'9Q'"),
+        (["-c", "9H", "--declarer", "Z", "--points", "NS=70"], "bad seat"),
+        (["-c", "9H", "--declarer", "E", "--points", "NS=300"], "N-S 300 card"),
+        (["-c", "9H", "--declarer", "E", "--points", "XY=3"], "'XY=3'"),
+        (["-c", "9H", "--declarer", "E", "--points", "NS=7", "--tricks", "NS=9"],
+         "N-S 9 tricks, but"),
+        (["-c", "9H", "--declarer", "E", "--points", "NS=7", "--contra", "--recontra"], "not both"),
+        (["-c", "9VK", "--declarer", "E", "--points", "NS=7", "-r", "bazar-blot"],
+         "VK does not exist"),
     ]:
         r = runner.invoke(app, ["score", *args])
         assert r.exit_code == 2, (args, r.output)
@@ -691,7 +695,7 @@ def test_bulk_check_names_the_first_bad_row(row, what):
 
 def test_cli_score_side_values_as_separate_words():
     runner = CliRunner()
-    base = ["score", "-c", "9H", "-d", "E", "-f", "json"]
+    base = ["score", "-c", "9H", "--declarer", "E", "-f", "json"]
     a = runner.invoke(app, [*base, "--points", "NS=70", "EW=92", "--decl", "NS=20", "EW=50"])
     b = runner.invoke(app, [*base, "--points", "NS=70", "--decl", "NS=20,EW=50"])
     c = runner.invoke(app, [*base, "--points=NS=70", "--decl", "NS=20", "--decl", "EW=50"])
@@ -699,10 +703,10 @@ def test_cli_score_side_values_as_separate_words():
     assert a.output == b.output == c.output
     assert '"ns": 90' in a.output and '"ew": 142' in a.output
     for args, msg in [
-        (["-c", "9H", "-d", "E"], "missing --points"),
-        (["-d", "E", "-p", "NS=3"], "missing --contract"),
-        (["-c", "9H", "-d", "E", "-p", "NS=70", "junk"], "unexpected argument 'junk'"),
-        (["-c", "9H", "-d", "E", "-p", "NS=70", "--frobnicate"], "'--frobnicate'"),
+        (["-c", "9H", "--declarer", "E"], "missing --points"),
+        (["--declarer", "E", "-p", "NS=3"], "missing --contract"),
+        (["-c", "9H", "--declarer", "E", "-p", "NS=70", "junk"], "unexpected argument 'junk'"),
+        (["-c", "9H", "--declarer", "E", "-p", "NS=70", "--frobnicate"], "'--frobnicate'"),
     ]:
         r = runner.invoke(app, ["score", *args])
         lines = r.output.strip().splitlines()

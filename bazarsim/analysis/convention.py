@@ -43,6 +43,7 @@ from bazarsim.analysis.bids import FEATURES
 from bazarsim.analysis.threshold import bid_outcomes, deal_hash, isotonic_fit, open_bid_study
 from bazarsim.core.contracts import KIND_NAMES
 from bazarsim.core.errors import BazarsimError
+from bazarsim.deals.generator import DEFAULT_SEED
 
 BUILTIN = (
     ("hand points", "points"),
@@ -317,7 +318,7 @@ def count_metrics(name: str, formula: Formula, vc: ValueCounts, bins: int = BINS
 
 
 def convention_study(out: str | Path, kind: str | None, formulas: list[str] | None = None,
-                     level: int | None = None, compare: bool = False, seed: int = 7,
+                     level: int | None = None, compare: bool = False, seed: int = DEFAULT_SEED,
                      seats: list[str] | None = None, contra: str = "none", bins: int = BINS,
                      batch_size: int = 1 << 16) -> dict:
     """How well each count predicts making one bid (the formulas given, and the built-in

@@ -41,7 +41,7 @@ from bazarsim.core.contracts import KIND_NAMES, parse_kind
 from bazarsim.core.errors import BazarsimError
 from bazarsim.deals.bidtime import HAND_CARDS, bid_time
 from bazarsim.deals.constraints import Constraints, parse_constraints, parse_fix
-from bazarsim.deals.generator import DealGenerator
+from bazarsim.deals.generator import DEFAULT_SEED, DealGenerator
 from bazarsim.evaluate.hands import evaluate_deals
 from bazarsim.rules.rulesets import Ruleset
 
@@ -361,7 +361,8 @@ def deal_generator(query: HandQuery, seed: int) -> DealGenerator:
     return gen
 
 
-def analyze(query: HandQuery, deals: int = 2000, seed: int = 7, precision: float | None = None,
+def analyze(query: HandQuery, deals: int = 2000, seed: int = DEFAULT_SEED,
+            precision: float | None = None,
             confidence: float = 0.95, batch: int = BATCH,
             progress: Callable[[int, int], None] | None = None,
             on_batch: Callable[[Summary, str | None], None] | None = None) -> HandAnalysis:
@@ -394,8 +395,10 @@ def analyze(query: HandQuery, deals: int = 2000, seed: int = 7, precision: float
                         reason, precision, confidence)
 
 
-def parse_kinds(text: str | None, rs: Ruleset) -> tuple[int, ...] | None:
-    """``H,BK`` or ``H BK`` -> kinds of the ruleset (``None``: all of them)."""
+def parse_kinds(text: str | list[str] | None, rs: Ruleset) -> tuple[int, ...] | None:
+    """``H,BK`` or ``H BK`` (or a list of such) -> kinds of the ruleset (``None``: all)."""
     if not text:
         return None
+    if not isinstance(text, str):
+        text = " ".join(text)
     return tuple(rs.check_kind(parse_kind(t)) for t in text.replace(",", " ").split())

@@ -51,7 +51,7 @@ from bazarsim.analysis.bids import (
 from bazarsim.analysis.stats import wilson_interval
 from bazarsim.core.contracts import KIND_NAMES, parse_kind
 from bazarsim.core.errors import BazarsimError
-from bazarsim.deals.generator import GAMMA, mix64
+from bazarsim.deals.generator import DEFAULT_SEED, GAMMA, mix64
 from bazarsim.store.parts import read_manifest
 
 GROUPS = 256  # deal groups of the bootstrap (clusters resampled with replacement)
@@ -255,7 +255,7 @@ class ThresholdTable:
 
 
 def count_threshold_table(study: BidStudy, feature: str, within: Classer | None = None,
-                          seed: int = 7, groups: int = GROUPS,
+                          seed: int = DEFAULT_SEED, groups: int = GROUPS,
                           batch_size: int = 1 << 16) -> ThresholdTable:
     """Stream the dataset into the per-group table of :class:`ThresholdTable`."""
     v_size = Classer(feature).size
@@ -281,7 +281,8 @@ def count_threshold_table(study: BidStudy, feature: str, within: Classer | None 
 
 def threshold_study(out: str | Path, kind: str | None, by: str, level: int | None = None,
                     within: str | None = None, target: float | None = None,
-                    replicates: int = REPLICATES, seed: int = 7, seats: list[str] | None = None,
+                    replicates: int = REPLICATES, seed: int = DEFAULT_SEED,
+                    seats: list[str] | None = None,
                     contra: str = "none", batch_size: int = 1 << 16) -> dict:
     """The threshold of ``by`` for one bid (per class of ``within``): monotone fit, target
     (break-even or fixed), threshold and its bootstrap interval, and the rows behind it."""

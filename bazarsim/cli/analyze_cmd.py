@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
@@ -19,15 +18,20 @@ from bazarsim.analysis.hand import (
 )
 from bazarsim.cli.common import (
     DEFAULT_RULESET,
+    DEFAULT_SEED,
     FixOpt,
     Format,
+    FormatOpt,
+    KindsOpt,
     OptionOpt,
     RulesetOpt,
+    SeedOpt,
     WhereOpt,
     command,
     echo_wrapped,
     emit_records,
     load_ruleset,
+    lower,
 )
 from bazarsim.cli.progress import deal_progress, prepare_solver
 from bazarsim.cli.report_cmd import HtmlDataOpt, check_html_data
@@ -85,7 +89,7 @@ def analyze_command(
     = None,
     seat: Annotated[str, typer.Option("--seat", help="The player's seat N E S W (the "
                                       "possible taker).", show_default=False)] = "",
-    dealer: Annotated[str, typer.Option("--dealer", help="Dealer seat N E S W: the player "
+    dealer: Annotated[str, typer.Option("--dealer", "-d", help="Dealer seat N E S W: the player "
                                         "on the dealer's left leads first.",
                                         show_default=False)] = "",
     ruleset: RulesetOpt = DEFAULT_RULESET,
@@ -95,21 +99,17 @@ def analyze_command(
         "more cards).")] = None,
     fix: FixOpt = None,
     where: WhereOpt = None,
-    kinds: Annotated[str | None, typer.Option(
-        "--kinds", help="Contract kinds to analyse, e.g. 'H,BK' (default all of the "
-        "ruleset's; fewer kinds: faster).")] = None,
+    kinds: KindsOpt = None,
     contra: Annotated[str, typer.Option("--contra", help="Score the bids with contra: none, "
-                                        "x or xx.")] = "none",
+                                        "x or xx.", callback=lower)] = "none",
     deals: Annotated[int, typer.Option("--deals", "-n", help="Sample deals (with "
                                        "--precision: the most to deal).")] = 2000,
-    seed: Annotated[int, typer.Option("--seed", "-s", help="Seed: same seed, same deals, "
-                                      "same numbers.")] = 7,
+    seed: SeedOpt = DEFAULT_SEED,
     precision: Annotated[float | None, typer.Option(
         "--precision", help="Deal 200 at a time until the best bid's 95% interval on "
         "P(make) is at most ± this, or its lead over the second best is significant "
         "(paired), at most -n deals.")] = None,
-    fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")]
-    = Format.table,
+    fmt: FormatOpt = Format.table,
     file: Annotated[str | None, typer.Option(
         "--file", help="Analyse many hands, one a line (a line may add seat=, dealer=, "
         "turned=), with the same options, in one process; json: one line per (hand, "
@@ -174,7 +174,7 @@ def analyze_command(
 def _emit(a, fmt: Format, many: bool, every_bid: bool) -> None:
     if fmt == Format.json and many:
         for rec in hand_json_records(a):
-            typer.echo(json.dumps(rec, ensure_ascii=False, default=_jsonable))
+            typer.echo(to_json(rec, indent=None))
         return
     if fmt == Format.json:
         typer.echo(to_json(hand_json_records(a)))
@@ -189,8 +189,3 @@ def _emit(a, fmt: Format, many: bool, every_bid: bool) -> None:
         if many:
             typer.echo("")
 
-
-def _jsonable(v):
-    if hasattr(v, "item"):
-        return v.item()
-    raise TypeError(type(v))

@@ -9,6 +9,7 @@ import typer
 from bazarsim.cli.common import (
     DEFAULT_RULESET,
     Format,
+    FormatOpt,
     OptionOpt,
     RulesetOpt,
     command,
@@ -35,7 +36,7 @@ def auction_command(
     ] = "N",
     ruleset: RulesetOpt = DEFAULT_RULESET,
     option: OptionOpt = None,
-    fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.table,
+    fmt: FormatOpt = Format.table,
 ) -> None:
     """Check an auction call by call: the final contract, a redeal, or what may follow.
 

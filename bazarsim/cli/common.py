@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import functools
+import inspect
+import re
+import sys
 from typing import Annotated, Any
 
 import typer
+from typer import _click as click
+from typer.core import TyperCommand, TyperGroup
 
 from bazarsim.analysis.freq import frequency_table
 from bazarsim.core.errors import BazarsimError
 from bazarsim.core.ranges import BIG, parse_range
+from bazarsim.deals.generator import DEFAULT_SEED
 from bazarsim.report.freq import frequency_records, frequency_sections, frequency_title
 from bazarsim.report.records import Format, render_records, to_json
 from bazarsim.rules.rulesets import (
@@ -21,11 +27,107 @@ from bazarsim.rules.rulesets import (
 )
 
 __all__ = ["Format", "app", "command", "emit_json", "emit_records", "fail", "load_ruleset",
-           "parse_levels", "print_frequency_table", "split_list", "DEFAULT_RULESET",
-           "RulesetOpt", "OptionOpt", "FixOpt", "WhereOpt"]
+           "parse_levels", "print_frequency_table", "split_list", "reflow", "DEFAULT_RULESET",
+           "DEFAULT_SEED", "RulesetOpt", "OptionOpt", "FixOpt", "WhereOpt", "FormatOpt", "SeedOpt",
+           "DealerOpt", "KindsOpt", "BazarsimCommand", "BazarsimGroup", "ALIASES"]
 __all__ += ["echo_wrapped", "term_width"]
 
+# Old spellings still accepted (hidden from --help): old -> the one name used everywhere.
+# An alias applies in a command that has the new name (see BazarsimCommand.parse_args).
+ALIASES = {"--kind": "--kinds", "--count": "--deals"}
+
+
+def reflow(text: str | None) -> str | None:
+    """Help text with each paragraph on one line, so that the terminal wraps it, not the
+    docstring's line breaks; example lines (``bazarsim ...``, ``$ ...``) keep their own."""
+    if not text:
+        return text
+    paragraphs = []
+    for para in re.split(r"\n\s*\n", inspect.cleandoc(text)):
+        lines: list[str] = []
+        example = False
+        for line in para.splitlines():
+            line = line.strip()
+            starts = line.startswith(("bazarsim ", "$ ", "- "))
+            if lines and not starts and not example:
+                lines[-1] += " " + line
+            else:
+                lines.append(line)
+            example = line.startswith(("bazarsim ", "$ "))
+        paragraphs.append("\n".join(lines))
+    return "\n\n".join(paragraphs)
+
+
+class BazarsimCommand(TyperCommand):
+    """A command that accepts the old option spellings of :data:`ALIASES`."""
+
+    def parse_args(self, ctx, args):
+        names = {o for p in self.params for o in getattr(p, "opts", ())}
+        out = []
+        for tok in args:
+            name, eq, value = tok.partition("=")
+            new = ALIASES.get(name)
+            out.append(new + eq + value if new in names and name not in names else tok)
+        return super().parse_args(ctx, out)
+
+
+class BazarsimGroup(TyperGroup):
+    """The root command: click's own usage errors (unknown option, missing argument, bad
+    value) print as one ``error: ...`` line and exit with code 2, like bazarsim's own."""
+
+    def invoke(self, ctx):
+        super().invoke(ctx)  # a command's return value is not an exit code
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True,
+             **extra):
+        try:
+            code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except click.exceptions.NoArgsIsHelpError:
+            code = 2  # the help has been printed
+        except click.exceptions.UsageError as exc:
+            typer.echo(f"error: {usage_message(exc)}", err=True)
+            code = 2
+        except click.exceptions.ClickException as exc:
+            typer.echo(f"error: {exc.format_message()}", err=True)
+            code = exc.exit_code
+        except typer.Abort:
+            typer.echo("aborted", err=True)
+            code = 1
+        code = code or 0
+        if standalone_mode:
+            sys.exit(code)
+        return code
+
+
+def usage_message(exc: Exception) -> str:
+    """Click's message on one line, lower-case first, naming the bad value, with where to
+    look for help."""
+    msg = exc.format_message()
+    errors = getattr(exc.__cause__, "errors", None)  # a value the type did not accept
+    first = errors()[0] if callable(errors) and errors() else {}
+    if str(first.get("msg", "")).startswith("Input should be"):  # "x" for an int, say
+        what = first["msg"].split(",")[0].replace("Input should be", "should be")
+        msg = f"{msg.split(': ', 1)[0]}: {first.get('input')!r} {what}"
+    msg = " ".join(msg.split()).rstrip(".")
+    msg = re.sub(r"\s*\(Possible options: (.*)\)", r"; did you mean \1?", msg)
+    msg = re.sub(r"\.\s*Did you mean", "; did you mean", msg.replace("Value error, ", ""))
+    msg = msg[:1].lower() + msg[1:]
+    ctx = getattr(exc, "ctx", None)
+    if ctx is not None:
+        msg += f" (see '{ctx.command_path} --help')"
+    return msg
+
+
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import version
+
+        typer.echo(f"bazarsim {version('bazarsim')}")
+        raise typer.Exit()
+
+
 app = typer.Typer(
+    cls=BazarsimGroup,
     name="bazarsim",
     help="Simulation and odds analyzer for Bazar belot (Bazar Blot) and its relatives.\n\n"
     "Cards: JS TH 10H A♦; hands: AJ9.K7.Q.T8 (spades.hearts.diamonds.clubs); "
@@ -35,6 +137,14 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
+
+
+@app.callback()
+def _root(
+    version: Annotated[bool, typer.Option("--version", "-V", help="Print the version and exit.",
+                                          callback=_version, is_eager=True)] = False,
+) -> None:
+    """The root command's own options (--version)."""
 
 
 RulesetOpt = Annotated[
@@ -54,6 +164,31 @@ WhereOpt = Annotated[
                  "'points(S,H)=30..60', 'decl(E,H)', 'has(N,JH 9H)', 'lacks(W,AS)'; seats N E S W "
                  "or sides NS EW. Repeatable (all must hold)."),
 ]
+FormatOpt = Annotated[Format, typer.Option(
+    "--format", "-f", help="Output format: table, json, csv or md.", case_sensitive=False)]
+SeedOpt = Annotated[int, typer.Option("--seed", "-s", help="Seed (0 .. 2^64-1): the same seed "
+                                      "gives the same deals.")]
+DealerOpt = Annotated[str, typer.Option("--dealer", "-d", help="Dealer seat N E S W.")]
+
+
+def lower(value: str | None) -> str | None:
+    """Callback of a choice given as text: any case works (none, X, Lean ...)."""
+    return value.lower() if isinstance(value, str) else value
+
+
+def _one_kind(value: str | None) -> str | None:
+    kinds = split_list(value)
+    if kinds and len(kinds) > 1:
+        raise typer.BadParameter(f"{value!r}: this study takes one contract kind")
+    return kinds[0] if kinds else None
+
+
+# --kinds: one or more contract kinds everywhere (H, 'H,BK', repeatable), or the one kind a
+# study of one bid needs (KindOpt); the old --kind is an alias (ALIASES).
+KindsOpt = Annotated[list[str] | None, typer.Option(
+    "--kinds", help="Contract kinds, e.g. H or 'H,BK' (repeatable; default: all).")]
+KindOpt = Annotated[str | None, typer.Option(
+    "--kinds", help="The bid's contract kind, e.g. H.", callback=_one_kind)]
 OptionOpt = Annotated[
     list[str] | None,
     typer.Option(
@@ -83,6 +218,8 @@ def command(name: str, group: typer.Typer | None = None, **kwargs):
                 typer.echo("interrupted", err=True)
                 raise typer.Exit(130) from None
 
+        kwargs.setdefault("cls", BazarsimCommand)
+        kwargs.setdefault("help", reflow(fn.__doc__))
         return (group or app).command(name, **kwargs)(wrapper)
 
     return decorate
@@ -155,8 +292,10 @@ def parse_levels(text: str | None) -> list[int] | None:
     return out
 
 
-def split_list(items: list[str] | None) -> list[str] | None:
+def split_list(items: list[str] | str | None) -> list[str] | None:
     """A repeatable option's values, each also split on commas and spaces."""
     if not items:
         return None
+    if isinstance(items, str):
+        items = [items]
     return [t for item in items for t in item.replace(",", " ").split()]

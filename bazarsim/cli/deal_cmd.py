@@ -10,7 +10,7 @@ from bazarsim.cli.common import FixOpt, WhereOpt, command, emit_json
 from bazarsim.core.cards import SEAT_NAMES, SEATS, SUIT_SYMBOLS, format_deal, parse_deal, suit_byte
 from bazarsim.core.errors import BazarsimError
 from bazarsim.deals.constraints import parse_constraints
-from bazarsim.deals.generator import DealGenerator
+from bazarsim.deals.generator import DEFAULT_SEED, DealGenerator
 from bazarsim.deals.numbering import N_DEALS, deal_from_number, deal_number
 
 RANKS_HIGH_FIRST = "AKQJT987"
@@ -38,35 +38,52 @@ def diagram(hands) -> str:
     return "\n".join(lines)
 
 
+def _is_number(text: str) -> bool:
+    """A deal number (digits, maybe with , or _ separators), not a PBN deal."""
+    return text.replace(",", "").replace("_", "").strip().isdigit()
+
+
 @command("deal")
 def deal_command(
-    number: Annotated[int | None, typer.Argument(help=f"Deal number 0 .. {N_DEALS - 1}.")]
-    = None,
-    seed: Annotated[int | None, typer.Option("--seed", "-s", help="Seed of a simulation.")]
-    = None,
+    number: Annotated[str | None, typer.Argument(
+        help=f"A deal number 0 .. {N_DEALS - 1}, or a PBN deal 'N:<hand> <hand> <hand> "
+        "<hand>' to get its number.", show_default=False)] = None,
+    seed: Annotated[int | None, typer.Option("--seed", "-s", help="Seed of a simulation "
+                                             f"(default {DEFAULT_SEED} without NUMBER).",
+                                             show_default=False)] = None,
     index: Annotated[int, typer.Option("--index", "-i", help="Deal index within the seed.")]
     = 0,
-    count: Annotated[int, typer.Option("--count", "-c", help="Show this many consecutive "
+    count: Annotated[int, typer.Option("--deals", "-n", help="Show this many consecutive "
                                        "deals (with --seed).")] = 1,
     pbn: Annotated[str | None, typer.Option("--pbn", help="Give the number of this deal, "
-                                            "e.g. 'N:AKQJ.T98.7.AK Q.... ...'.")] = None,
-    fmt: Annotated[str, typer.Option("--format", "-f", help="diagram, pbn or json.")]
-    = "diagram",
+                                            "e.g. 'N:AKQJ.T98.7.AK Q.... ...' (the same as "
+                                            "giving it as NUMBER).")] = None,
+    fmt: Annotated[str, typer.Option("--format", "-f", help="diagram, pbn or json.",
+                                     callback=lambda v: v.lower())] = "diagram",
     fix: FixOpt = None,
     where: WhereOpt = None,
 ) -> None:
     """Show a deal by its number or by seed and index, or number a deal given as PBN.
 
-    With --seed, --fix and --where deal under constraints, as simulate does (the same
-    seed, index and constraints give the same deals as in a simulate dataset).
+    NUMBER is a deal number, or a PBN deal ("N:...") whose number is shown. Without
+    NUMBER, deals --index .. of --seed (default 7). --fix and --where deal under
+    constraints, as simulate does (the same seed, index and constraints give the same deals
+    as in a simulate dataset).
 
     Deal numbers are a bijection with 0 .. 32!/(8!^4) - 1; simulate datasets store each
     deal's number, so any row can be shown again with `bazarsim deal NUMBER`.
     """
     if fmt not in ("diagram", "pbn", "json"):
         raise BazarsimError(f"bad --format {fmt!r}: diagram, pbn or json", fmt)
+    if number is not None and not _is_number(number):
+        if pbn is not None:
+            raise BazarsimError("give the PBN deal once: as NUMBER or as --pbn")
+        number, pbn = None, number
+    if number is None and pbn is None and seed is None:
+        seed = DEFAULT_SEED
     if (fix or where) and seed is None:
-        raise BazarsimError("--fix and --where need --seed (they constrain dealing)")
+        raise BazarsimError("--fix and --where constrain dealing: they go with --seed, not "
+                            "with a deal number or PBN deal")
     given = sum(x is not None for x in (number, seed, pbn))
     if given != 1:
         raise BazarsimError("give exactly one of: a deal NUMBER, --seed (with --index), --pbn")
@@ -74,10 +91,11 @@ def deal_command(
         d = parse_deal(pbn, full=True)
         items = [(deal_number(d), d, None)]
     elif number is not None:
-        items = [(number, deal_from_number(number), None)]
+        num = int(number.replace(",", "").replace("_", ""))
+        items = [(num, deal_from_number(num), None)]
     else:
         if count < 1:
-            raise BazarsimError(f"--count {count}: must be >= 1")
+            raise BazarsimError(f"--deals {count}: must be >= 1")
         cons = parse_constraints(fix, where)
         dealer = DealGenerator(seed, cons)
         if cons.predicates.shape[0]:

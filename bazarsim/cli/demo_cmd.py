@@ -17,7 +17,9 @@ import typer
 from bazarsim.analysis.bids import bid_table
 from bazarsim.cli.common import (
     DEFAULT_RULESET,
+    DEFAULT_SEED,
     Format,
+    SeedOpt,
     command,
     emit_records,
     print_frequency_table,
@@ -29,7 +31,6 @@ from bazarsim.rules.rulesets import get_ruleset
 from bazarsim.store.parts import read_manifest_or_none
 
 DEMO_DEALS = 3_000_000
-DEMO_SEED = 2026
 # The DD part: hearts only (one DD solve a deal), about a minute on 2 cores once compiled.
 DEMO_DD_DEALS = 20_000
 DEMO_DD_KIND = 1
@@ -38,7 +39,7 @@ DEMO_DD_KIND = 1
 @command("demo")
 def demo_command(
     deals: Annotated[int, typer.Option("--deals", "-n", help="Deals to simulate.")] = DEMO_DEALS,
-    seed: Annotated[int, typer.Option("--seed", "-s", help="Seed.")] = DEMO_SEED,
+    seed: SeedOpt = DEFAULT_SEED,
     out: Annotated[Path | None, typer.Option("--out", help="Dataset directory "
                                              "(default runs/demo-<seed>-<deals>).")] = None,
     dd_deals: Annotated[int, typer.Option("--dd-deals", help="Deals of the double-dummy part "

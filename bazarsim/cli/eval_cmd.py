@@ -9,6 +9,7 @@ import typer
 from bazarsim.cli.common import (
     DEFAULT_RULESET,
     Format,
+    FormatOpt,
     OptionOpt,
     RulesetOpt,
     command,
@@ -49,7 +50,7 @@ def eval_command(
     ] = "N",
     ruleset: RulesetOpt = DEFAULT_RULESET,
     option: OptionOpt = None,
-    fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.table,
+    fmt: FormatOpt = Format.table,
 ) -> None:
     """Evaluate a whole hand (8 cards): card points, trumps, declarations and bela per
     contract kind."""

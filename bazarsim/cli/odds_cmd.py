@@ -9,6 +9,7 @@ import typer
 from bazarsim.cli.common import (
     DEFAULT_RULESET,
     Format,
+    FormatOpt,
     OptionOpt,
     RulesetOpt,
     command,
@@ -27,7 +28,7 @@ def odds_command(
     ] = None,
     ruleset: RulesetOpt = DEFAULT_RULESET,
     option: OptionOpt = None,
-    fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.table,
+    fmt: FormatOpt = Format.table,
 ) -> None:
     """Exact odds (combinatorics, not sampling) of hand and table features.
 

@@ -1,4 +1,4 @@
-"""``bazarsim report DIR -o FILE.html``: a coach's page of a simulated dataset."""
+"""``bazarsim report DIR --out FILE.html``: a coach's page of a simulated dataset."""
 
 from __future__ import annotations
 
@@ -6,13 +6,13 @@ from typing import Annotated
 
 import typer
 
-from bazarsim.cli.common import app, command, parse_levels, split_list
+from bazarsim.cli.common import KindsOpt, app, command, parse_levels, split_list
 from bazarsim.cli.table_cmd import ContraOpt
 from bazarsim.core.errors import BazarsimError
 
 
 def check_html(out: str | None) -> None:
-    """A bad --html / -o name: an error now, not after the analysis."""
+    """A bad --html / --out name: an error now, not after the analysis."""
     if out is not None:
         from bazarsim.report.html import check_target
 
@@ -55,14 +55,12 @@ def plural(n: int, noun: str) -> str:
 def report_command(
     directory: Annotated[str, typer.Argument(help="Dataset directory written by simulate "
                                              "(with --dd for the bid figures).")],
-    out: Annotated[str, typer.Option("--out", "-o", help="The page to write (.html).")],
+    out: Annotated[str, typer.Option("--out", help="The page to write (.html).")],
     by: Annotated[str | None, typer.Option(
         "--by", help="Feature of the make-rate curves' x axis, in the vocabulary of "
         "`table bids --by` (default: hand points in classes of 10; in belote-fr and bela-hr "
         "the points seen at bid time, as for the heat map and the classes).")] = None,
-    kind: Annotated[list[str] | None, typer.Option(
-        "--kind", help="Contract kinds of the bid figures, e.g. H or 'H,BK' (default: all "
-        "simulated).")] = None,
+    kind: KindsOpt = None,
     levels: Annotated[str | None, typer.Option(
         "--levels", help="Bid levels of the curves and the expected scores, e.g. 8..11 "
         "(default: the lowest four).")] = None,

@@ -8,6 +8,7 @@ import typer
 
 from bazarsim.cli.common import (
     Format,
+    FormatOpt,
     OptionOpt,
     command,
     echo_wrapped,
@@ -26,7 +27,7 @@ def rules_command(
         str | None, typer.Argument(help=f"Ruleset to show ({', '.join(RULESETS)}); omit to list.")
     ] = None,
     option: OptionOpt = None,
-    fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.table,
+    fmt: FormatOpt = Format.table,
 ) -> None:
     """Show a ruleset's card order, points, declarations and every option."""
     if name is None:

@@ -6,11 +6,13 @@ import re
 from typing import Annotated
 
 import typer
-from typer.core import TyperCommand
 
+from bazarsim.analysis.bids import CONTRAS
 from bazarsim.cli.common import (
     DEFAULT_RULESET,
+    BazarsimCommand,
     Format,
+    FormatOpt,
     OptionOpt,
     RulesetOpt,
     command,
@@ -87,11 +89,21 @@ def join_side_values(args: list[str]) -> list[str]:
     return out
 
 
-class SideValuesCommand(TyperCommand):
+class SideValuesCommand(BazarsimCommand):
     """A command whose side-valued options take ``NS=.. EW=..`` as separate words."""
 
     def parse_args(self, ctx, args):
-        return super().parse_args(ctx, join_side_values(list(args)))
+        return super().parse_args(ctx, join_side_values(bare_contra(list(args))))
+
+
+def bare_contra(args: list[str]) -> list[str]:
+    """``--contra`` with no value after it (its old, flag spelling) means ``--contra x``."""
+    out = []
+    for i, tok in enumerate(args):
+        out.append(tok)
+        if tok == "--contra" and (i + 1 == len(args) or args[i + 1].startswith("-")):
+            out.append("x")
+    return out
 
 
 @command(
@@ -106,7 +118,7 @@ def score_command(
         typer.Option("--contract", "-c", help="Contract: 9H, 8BK, 10VK, 9H-CAPOT (bela: H)."),
     ] = None,
     declarer: Annotated[
-        str | None, typer.Option("--declarer", "-d", help="Declaring seat N E S W.")
+        str | None, typer.Option("--declarer", help="Declaring seat N E S W.")
     ] = None,
     points: Annotated[
         list[str] | None,
@@ -133,20 +145,25 @@ def score_command(
             "Default: a side with no points took no trick, otherwise 4-4-like (no capot).",
         ),
     ] = None,
-    contra: Annotated[
-        bool, typer.Option("--contra", "-x", help="The contract is contra'd (x2).")
-    ] = False,
-    recontra: Annotated[bool, typer.Option("--recontra", "-X", help="Recontra'd (x4).")] = False,
+    contra: Annotated[str, typer.Option(
+        "--contra", help="none, x (contra'd: x2) or xx (recontra'd: x4), as in table bids; "
+        "a bare --contra means x.")] = "none",
+    doubled: Annotated[bool, typer.Option("-x", help="Contra'd: --contra x.")] = False,
+    recontra: Annotated[bool, typer.Option("--recontra", "-X", help="Recontra'd: --contra xx.")]
+    = False,
     ruleset: RulesetOpt = DEFAULT_RULESET,
     option: OptionOpt = None,
-    fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.table,
+    fmt: FormatOpt = Format.table,
 ) -> None:
     """Score one deal: made or failed, by how much, and both sides' scores.
 
     Side values are NS=<n> / EW=<n>: "--decl NS=20 EW=50", "--decl NS=20,EW=50" and
     "--decl NS=20 --decl EW=50" are the same. Example:
-    bazarsim score -r bazar-blot -c 9H -d E --points NS=70 --decl EW=20 --bela EW=20 --contra
+    bazarsim score -r bazar-blot -c 9H --declarer E -p NS=70 --decl EW=20 --bela EW=20 -x
     """
+    if ctx.args and ctx.args[0] in ("-d", "--dealer"):
+        raise BazarsimError("the declaring seat is --declarer (-d is the dealer in bazarsim)",
+                            ctx.args[0])
     if ctx.args:
         raise BazarsimError(
             f"unexpected argument {ctx.args[0]!r} (side values are NS=<n> or EW=<n> after "
@@ -161,9 +178,13 @@ def score_command(
         if not value:
             raise BazarsimError(f"missing {name} (e.g. {name} {example})")
     rs = load_ruleset(ruleset, option)
-    if contra and recontra:
+    level = CONTRAS.get(contra.lower())
+    if level is None:
+        raise BazarsimError(f"--contra {contra!r}: use none, x or xx", contra)
+    given = {lv for lv, on in ((level, level > 0), (1, doubled), (2, recontra)) if on}
+    if len(given) > 1:
         raise BazarsimError("give --contra or --recontra, not both")
-    c = parse_contract(contract, parse_seat(declarer), 2 if recontra else 1 if contra else 0, rs)
+    c = parse_contract(contract, parse_seat(declarer), max(given, default=0), rs)
     total = rs.deal_total[c.kind]
     pts = _pair(parse_side_values(points, "points"), total, "points")
     if tricks:

@@ -6,27 +6,25 @@ from typing import Annotated
 
 import typer
 
+from bazarsim.analysis.hand import parse_kinds
 from bazarsim.cli.common import (
     DEFAULT_RULESET,
+    DEFAULT_SEED,
     FixOpt,
+    KindsOpt,
     OptionOpt,
     RulesetOpt,
+    SeedOpt,
     WhereOpt,
     command,
     load_ruleset,
+    lower,
 )
 from bazarsim.cli.progress import deal_progress, prepare_solver
-from bazarsim.core.contracts import parse_kind
 from bazarsim.deals.constraints import parse_constraints
 from bazarsim.engine.dask import DEFAULT_TIMEOUT, DaskEngine, preflight
 from bazarsim.engine.run import run_simulation
 from bazarsim.engine.simulation import Simulation, parse_dealer
-
-
-def parse_kinds(text: str | None, ruleset) -> tuple[int, ...] | None:
-    if not text:
-        return None
-    return tuple(ruleset.check_kind(parse_kind(t)) for t in text.replace(",", " ").split())
 
 
 @command("simulate")
@@ -36,23 +34,21 @@ def simulate_command(
     out: Annotated[str, typer.Option("--out", help="Dataset directory, or a file:// URL "
                                      "(created; resumed if it holds a part of this same "
                                      "run). With --scheduler: a path every worker shares.")],
-    seed: Annotated[int, typer.Option("--seed", "-s", help="Seed (0 .. 2^64-1).")] = 0,
+    seed: SeedOpt = DEFAULT_SEED,
     first: Annotated[int, typer.Option("--first", help="First deal index (shards: run "
                                        "disjoint index ranges of one seed anywhere, then "
                                        "read the part files together).")] = 0,
-    dealer: Annotated[str, typer.Option("--dealer", help="Dealer seat N E S W, or 'rotate' "
+    dealer: Annotated[str, typer.Option("--dealer", "-d", help="Dealer seat N E S W, or 'rotate' "
                                         "(index mod 4).")] = "rotate",
     ruleset: RulesetOpt = DEFAULT_RULESET,
     option: OptionOpt = None,
     fix: FixOpt = None,
     where: WhereOpt = None,
-    kinds: Annotated[str | None, typer.Option("--kinds", help="Contract kinds to evaluate, "
-                     "e.g. 'H,BK' (default: all of the ruleset's). Fewer kinds: faster, "
-                     "smaller.")] = None,
+    kinds: KindsOpt = None,
     columns: Annotated[str, typer.Option("--columns", help="full: every evaluation feature "
                        "per seat and kind; lean: points per seat and kind plus the "
                        "declaration outcome per kind (the rest follows from the hands by bit "
-                       "tests), several times faster to write.")] = "full",
+                       "tests), several times faster to write.", callback=lower)] = "full",
     chunk: Annotated[int | None, typer.Option("--chunk", help="Deals per chunk (written as "
                      "two part files in parallel; a killed run loses at most the chunk in "
                      "progress); bounds memory (about 0.9 GB peak at 2^20 with full columns); "
@@ -64,7 +60,7 @@ def simulate_command(
                   "trick): the input of `bazarsim table bids`. Some ms a deal for six kinds (the "
                   "README's speed figures, from `make bench`).")] = False,
     compression: Annotated[str, typer.Option("--compression", help="Parquet codec: zstd, lz4, "
-                           "snappy or none.")] = "zstd",
+                           "snappy or none.", callback=lower)] = "zstd",
     scheduler: Annotated[str | None, typer.Option(
         "--scheduler", help="Run the index ranges as tasks on this dask.distributed "
         "scheduler (e.g. tcp://scheduler.example:8786); each worker writes its own part "

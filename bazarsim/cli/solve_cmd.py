@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import Annotated
 
@@ -11,6 +10,7 @@ import typer
 from bazarsim.cli.common import (
     DEFAULT_RULESET,
     Format,
+    FormatOpt,
     OptionOpt,
     RulesetOpt,
     command,
@@ -23,6 +23,7 @@ from bazarsim.core.cards import SEATS, parse_deal, parse_seat
 from bazarsim.core.contracts import KIND_NAMES, parse_kind
 from bazarsim.core.errors import BazarsimError
 from bazarsim.dd.solver import Solver
+from bazarsim.report.records import to_json
 
 
 @command("solve")
@@ -58,9 +59,7 @@ def solve_command(
             "prints one JSON object per line.",
         ),
     ] = None,
-    fmt: Annotated[
-        Format, typer.Option("--format", "-f", help="Output format (table, json, csv, md).")
-    ] = Format.table,
+    fmt: FormatOpt = Format.table,
 ) -> None:
     """Double-dummy points: each side's card points (last trick included) with perfect play.
 
@@ -167,7 +166,7 @@ def _solve_file(solver: Solver, path: str, rs) -> None:
                 "ns_points": sol.ns_points,
                 "ew_points": sol.ew_points,
             }
-            typer.echo(json.dumps(rec))
+            typer.echo(to_json(rec, indent=None))
     if errors:
         raise typer.Exit(2)
 

@@ -9,7 +9,15 @@ import typer
 from bazarsim.analysis.bids import FEATURES
 from bazarsim.analysis.convention import convention_study
 from bazarsim.analysis.threshold import REPLICATES, threshold_study
-from bazarsim.cli.common import Format, app, command, term_width
+from bazarsim.cli.common import (
+    DEFAULT_SEED,
+    Format,
+    FormatOpt,
+    KindOpt,
+    app,
+    command,
+    term_width,
+)
 from bazarsim.cli.report_cmd import HtmlDataOpt, check_html_data
 from bazarsim.cli.table_cmd import ContraOpt, SeatOpt
 from bazarsim.report.study import convention_text, threshold_text
@@ -20,13 +28,11 @@ study_app = typer.Typer(help="Studies of one bid on a dataset written by simulat
 app.add_typer(study_app, name="study")
 
 DirArg = Annotated[str, typer.Argument(help="Dataset written by simulate --dd.")]
-KindOpt = Annotated[str | None, typer.Option("--kind", help="The bid's contract kind, e.g. H.")]
 LevelOpt = Annotated[int | None, typer.Option(
     "--level", help="The bid's level, e.g. 9 (default: the lowest legal; none in belote-fr "
     "and bela-hr).")]
-SeedOpt = Annotated[int, typer.Option("--seed", help="Seed of the bootstrap or of the halves "
-                                      "of the cross-fit (same seed, same numbers).")]
-FormatOpt = Annotated[Format, typer.Option("--format", "-f", help="Output format.")]
+SeedOpt = Annotated[int, typer.Option("--seed", "-s", help="Seed of the bootstrap or of the "
+                                      "halves of the cross-fit (same seed, same numbers).")]
 HtmlOpt = Annotated[str | None, typer.Option(
     "--html", help="Also write a coach's page (.html) with the figures and tables.")]
 
@@ -50,7 +56,7 @@ def threshold_command(
         "expected score equals passing).")] = None,
     bootstrap: Annotated[int, typer.Option("--bootstrap", help="Bootstrap replicates.")]
     = REPLICATES,
-    seed: SeedOpt = 7,
+    seed: SeedOpt = DEFAULT_SEED,
     seat: SeatOpt = None,
     contra: ContraOpt = "none",
     fmt: FormatOpt = Format.table,
@@ -88,7 +94,7 @@ def convention_command(
         "points; points + declarations + 20*bela; trumps + aces; 20*jack + 14*nine.")]
     = False,
     bins: Annotated[int, typer.Option("--bins", help="Calibration bins.")] = 10,
-    seed: SeedOpt = 7,
+    seed: SeedOpt = DEFAULT_SEED,
     seat: SeatOpt = None,
     contra: ContraOpt = "none",
     fmt: FormatOpt = Format.table,

@@ -9,9 +9,12 @@ import typer
 from bazarsim.analysis.bids import bid_table, compare_bids
 from bazarsim.cli.common import (
     Format,
+    FormatOpt,
+    KindsOpt,
     app,
     command,
     emit_records,
+    lower,
     parse_levels,
     print_frequency_table,
     split_list,
@@ -34,8 +37,7 @@ def freq_command(
     directory: Annotated[str, typer.Argument(help="Dataset directory written by simulate.")],
     by: Annotated[str | None, typer.Option("--by", help="Group by a column, e.g. dealer.")]
     = None,
-    fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")]
-    = Format.table,
+    fmt: FormatOpt = Format.table,
     confidence: Annotated[float, typer.Option("--confidence", help="Interval level.")] = 0.95,
 ) -> None:
     """Combination frequencies per hand, side and table: count, rate, Wilson interval,
@@ -57,22 +59,20 @@ ByOpt = Annotated[list[str] | None, typer.Option(
 SeatOpt = Annotated[list[str] | None, typer.Option(
     "--seat", help="Declarer seats to count (default all four: one DD table serves each).")]
 ContraOpt = Annotated[str, typer.Option("--contra", help="Score the bids with contra: none, "
-                                        "x (contra) or xx (recontra).")]
+                                        "x (contra) or xx (recontra).", callback=lower)]
 
 
 @command("bids", group=table_app)
 def bids_command(
     directory: Annotated[str, typer.Argument(help="Dataset written by simulate --dd.")],
     by: ByOpt = None,
-    kind: Annotated[list[str] | None, typer.Option(
-        "--kind", help="Contract kinds, e.g. H or 'H,BK' (default: all simulated).")] = None,
+    kind: KindsOpt = None,
     levels: Annotated[str | None, typer.Option(
         "--levels", help="Bid levels, e.g. 8..12, 8-12 or 8,9,10 (default: lowest legal .. "
         "deal total / 10, and a capot bid).")] = None,
     seat: SeatOpt = None,
     contra: ContraOpt = "none",
-    fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")]
-    = Format.table,
+    fmt: FormatOpt = Format.table,
     out: Annotated[str | None, typer.Option(
         "--out", help="Also write the tidy table to this Parquet file.")] = None,
     confidence: Annotated[float, typer.Option("--confidence", help="Interval level.")] = 0.95,
@@ -103,8 +103,7 @@ def compare_command(
     by: ByOpt = None,
     seat: SeatOpt = None,
     contra: ContraOpt = "none",
-    fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")]
-    = Format.table,
+    fmt: FormatOpt = Format.table,
 ) -> None:
     """Two bids on the same deals and declarer seats: mean score difference A - B with its
     paired standard error, and how often each scores better."""

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from bazarsim.cli.common import Format, command, emit_json
+from bazarsim.cli.common import Format, FormatOpt, command, emit_json
 from bazarsim.cli.progress import deal_progress
 from bazarsim.engine.verify import verify_dataset
 
@@ -19,8 +19,7 @@ def verify_command(
     repair: Annotated[bool, typer.Option("--repair", help="Compute damaged and missing "
                       "parts again (from the run in the manifest), then check again.")]
     = False,
-    fmt: Annotated[Format, typer.Option("--format", "-f", help="table or json.")]
-    = Format.table,
+    fmt: FormatOpt = Format.table,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
     """Check a dataset: every part readable to its last page, holding the deal indices its

@@ -56,6 +56,7 @@ from bazarsim.evaluate.hands import hand_values
 from bazarsim.rules.compiled import compiled_rules
 from bazarsim.rules.rulesets import Ruleset, get_ruleset
 
+DEFAULT_SEED = 7  # the seed of every command and API call that is given none
 GAMMA = np.uint64(0x9E3779B97F4A7C15)
 MIX1 = np.uint64(0xBF58476D1CE4E5B9)
 MIX2 = np.uint64(0x94D049BB133111EB)
@@ -275,7 +276,7 @@ class DealBatch:
 class DealGenerator:
     """Deals of one seed under optional constraints; ``deal(start, n)`` is reproducible."""
 
-    def __init__(self, seed: int = 0, constraints: Constraints | None = None,
+    def __init__(self, seed: int = DEFAULT_SEED, constraints: Constraints | None = None,
                  ruleset: Ruleset | str | None = None):
         self.seed = _check_seed(seed)
         self.constraints = constraints or no_constraints()

@@ -26,7 +26,7 @@ from bazarsim.core.contracts import KIND_NAMES, parse_kind
 from bazarsim.core.errors import BazarsimError
 from bazarsim.deals.bidtime import bid_time, bid_time_cards
 from bazarsim.deals.constraints import Constraints, no_constraints, parse_constraints
-from bazarsim.deals.generator import DealGenerator
+from bazarsim.deals.generator import DEFAULT_SEED, DealGenerator
 from bazarsim.evaluate.hands import (
     DEAL_FIELDS,
     HAND_FIELDS,
@@ -70,7 +70,7 @@ class Simulation:
     its dataset."""
 
     deals: int
-    seed: int = 0
+    seed: int = DEFAULT_SEED
     ruleset: Ruleset = field(default_factory=get_ruleset)
     constraints: Constraints = field(default_factory=no_constraints)
     dealer: int = ROTATE

@@ -20,8 +20,8 @@ from bazarsim.engine.simulation import ruleset_from_params
 from bazarsim.report import figures
 from bazarsim.report.hand import hand_json_records, hand_notes, hand_records, hand_title
 from bazarsim.report.html import Column, Page, count, num, pct, text
-from bazarsim.report.records import Format
-from bazarsim.report.study import convention_note, strict, threshold_note
+from bazarsim.report.records import Format, strict
+from bazarsim.report.study import convention_note, threshold_note
 from bazarsim.report.totals import side_totals
 from bazarsim.rules.rulesets import get_ruleset
 from bazarsim.store.parts import (

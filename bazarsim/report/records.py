@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import textwrap
 from enum import StrEnum
 from typing import Any
@@ -17,9 +18,24 @@ class Format(StrEnum):
     md = "md"
 
 
-def to_json(obj: Any) -> str:
-    """JSON with NumPy scalars and tuples made plain."""
-    return json.dumps(obj, indent=2, ensure_ascii=False, default=_jsonable)
+def to_json(obj: Any, indent: int | None = 2) -> str:
+    """Strict JSON (RFC 8259): NumPy values and tuples made plain, NaN and infinities as
+    null (``indent=None``: one line, for JSON lines)."""
+    return json.dumps(strict(obj), indent=indent, ensure_ascii=False, allow_nan=False)
+
+
+def strict(obj: Any) -> Any:
+    """``obj`` with NumPy scalars and arrays as Python values, tuples as lists and
+    non-finite floats (NaN, inf) as None, at any depth."""
+    if isinstance(obj, dict):
+        return {k: strict(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [strict(v) for v in obj]
+    if hasattr(obj, "tolist"):  # NumPy scalar or array
+        return strict(obj.tolist())
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    return obj
 
 
 def render_records(records: list[dict[str, Any]], fmt: Format, title: str | None = None,
@@ -154,11 +170,3 @@ def cell(v: Any) -> str:
     if isinstance(v, dict):
         return ", ".join(f"{k}={x}" for k, x in v.items())
     return str(v)
-
-
-def _jsonable(v: Any):
-    if hasattr(v, "item"):
-        return v.item()
-    if isinstance(v, tuple):
-        return list(v)
-    raise TypeError(type(v))

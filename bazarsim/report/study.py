@@ -13,17 +13,6 @@ def _pct(v: float | None, spec: str = ".1f") -> str:
     return "" if v is None or (isinstance(v, float) and math.isnan(v)) else format(100 * v, spec)
 
 
-def strict(obj):
-    """``obj`` with NaN and infinities as None, so that the JSON is strict."""
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return None
-    if isinstance(obj, dict):
-        return {k: strict(v) for k, v in obj.items()}
-    if isinstance(obj, list):
-        return [strict(v) for v in obj]
-    return obj
-
-
 def _value(v: float | None, lowest: int) -> str:
     """A threshold: ``not reached``, ``<= lowest`` (reached from the lowest value seen), or
     the value."""
@@ -38,7 +27,7 @@ def _value(v: float | None, lowest: int) -> str:
 def threshold_text(res: dict, fmt: Format, width: int = 100, rows: bool = True) -> str:
     """The threshold study as text in ``fmt`` (``rows``: also the table of each class)."""
     if fmt == Format.json:
-        return to_json(strict(res)) + "\n"
+        return to_json(res) + "\n"
     feature, within = res["feature"], res["within"]
     if fmt == Format.csv:
         rows = []
@@ -97,7 +86,7 @@ def threshold_note(res: dict) -> str:
 def convention_text(res: dict, fmt: Format, width: int = 100) -> str:
     """The convention study as text in ``fmt``."""
     if fmt == Format.json:
-        return to_json(strict(res)) + "\n"
+        return to_json(res) + "\n"
     if fmt == Format.csv:
         return render_records([{k: v for k, v in c.items() if k != "calibration"}
                                for c in res["counts"]], fmt)
