@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 
 from bazarsim.cli import app, main
 from bazarsim.deals.generator import DEFAULT_SEED
+from bazarsim.engine.run import run_simulation
 from bazarsim.engine.simulation import Simulation
 from bazarsim.report.records import to_json
 
@@ -165,7 +166,7 @@ def test_to_json_is_strict():
 @pytest.fixture(scope="module")
 def dd_dataset(tmp_path_factory):
     path = tmp_path_factory.mktemp("conv") / "dd"
-    Simulation(deals=400, seed=3, kinds=(1,), columns="lean", dd=True).run(path)
+    run_simulation(Simulation(deals=400, seed=3, kinds=(1,), columns="lean", dd=True), path)
     return path
 
 
