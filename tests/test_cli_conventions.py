@@ -214,3 +214,15 @@ def test_help_wraps_at_80_columns_without_orphans(path):
         if line and nxt and not nxt.startswith(("bazarsim ", "$ ", "- ")):
             # a line followed by more of its paragraph was filled by the terminal
             assert len(line) + len(nxt.split()[0]) >= 70, (line, nxt)
+
+
+def test_a_closed_pipe_ends_quietly():
+    """`bazarsim deal -n 20000 | head -1` (megabytes, far more than a pipe holds): the
+    reader stops early; no error line."""
+    import subprocess
+    import sys
+
+    p = subprocess.run(f"{sys.executable} -m bazarsim deal -n 20000 | head -1", shell=True,
+                       capture_output=True, text=True, timeout=120)
+    assert p.stdout.startswith("Deal seed 7 index 0")
+    assert "error" not in p.stderr and "Broken pipe" not in p.stderr, p.stderr

@@ -211,6 +211,9 @@ def command(name: str, group: typer.Typer | None = None, **kwargs):
                 return fn(*args, **kw)
             except BazarsimError as exc:
                 fail(str(exc))
+            except BrokenPipeError:  # `bazarsim ... | head`: the reader has what it wants
+                _quiet_stdout()
+                raise typer.Exit(0) from None
             except OSError as exc:  # a path the stages did not name: name it here
                 where = exc.filename if exc.filename is not None else "a file"
                 fail(f"cannot use {str(where)!r}: {exc.strerror or exc}")
@@ -223,6 +226,19 @@ def command(name: str, group: typer.Typer | None = None, **kwargs):
         return (group or app).command(name, **kwargs)(wrapper)
 
     return decorate
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null, so that flushing it at exit raises no second broken
+    pipe (the way Python's own docs advise for SIGPIPE)."""
+    import os
+    import sys
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # no real file descriptor (a test runner's buffer)
+        pass
 
 
 def load_ruleset(name: str, options: list[str] | None) -> Ruleset:

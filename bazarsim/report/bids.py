@@ -46,7 +46,7 @@ TERMINAL_NAMES = {"break-even %": "b/e %"}
 BID_NOTES = [
     "make %: P(make), with its interval; E[score]: expected score (declarers - defenders) "
     "± its standard error; b/e %: the make % at which the bid breaks even; best (+x): the "
-    "class's best bid, x its lead over the next.",
+    "class's best call, x its lead over the next (pass, scoring 0, where every bid loses).",
     "capot %, the side's total and its quartiles: --format md, csv or json.",
 ]
 
