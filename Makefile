@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: test gate test-all run bench reports lint clean
+.PHONY: test gate test-all run bench reports docs lint clean
 
 # The venv's own pip (Python 3.11 ships 22.3 or newer; editable installs need 21.3). What
 # it installs is byte-compiled once, on every core (pip does it on one): with
@@ -57,8 +57,14 @@ reports: $(STAMP)
 	    $(BIN)/python -m bazarsim.report.browser reports/$$page.html --screenshot reports/$$page.png > /dev/null \
 	    || exit 1; echo "checked reports/$$page.html in Chromium: reports/$$page.png"; done
 
+## docs: the documentation site from docs/ (mkdocs, the docs extra), built with --strict into site/
+docs: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[docs]'
+	$(BIN)/mkdocs build --strict --quiet
+	@echo "wrote site/index.html"
+
 lint: $(STAMP)
 	$(BIN)/ruff check bazarsim tests benchmarks
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .hypothesis site
