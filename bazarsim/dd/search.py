@@ -64,12 +64,83 @@ would cost most of the search's time.
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import numba as nb
 import numpy as np
 
 from bazarsim.core.bits import FAST_PEXT, highest_bit, lowest_bit, pext, popcount32
+from bazarsim.dd.context import (
+    DEFAULT_TT_BITS,
+    E2_SIZE,
+    F_A0,
+    F_ALPHA,
+    F_B0,
+    F_BEST,
+    F_BESTC,
+    F_BETA,
+    F_BLED,
+    F_BTR,
+    F_K,
+    F_KA,
+    F_KB,
+    F_LAZY,
+    F_LEADER,
+    F_LEGAL,
+    F_N,
+    F_NM,
+    F_NS,
+    F_REM,
+    F_RSV,
+    F_SCOUT,
+    F_SLOT,
+    F_T,
+    F_TAG,
+    F_TTM,
+    F_WIDX,
+    F_WKEY,
+    GEN_LIMIT,
+    HINT_BITS,
+    M_AUTO,
+    M_BISECT,
+    M_FULL,
+    M_MTDF,
+    METHOD_NAMES,
+    N_FRAME,
+    N_STATS,
+    NO_CARD,
+    O_ALL,
+    O_BOUNDS,
+    O_DOMINANCE,
+    O_ENDCACHE,
+    O_ENDGAME,
+    O_ENDGAME3,
+    O_EQUIV,
+    O_HINTS,
+    O_LAZY,
+    O_LEADTOP,
+    O_ORDER,
+    O_PVS,
+    O_QUICK,
+    O_ROOTLOOK,
+    O_SHAPE,
+    O_SPAREMASTER,
+    O_SURE,
+    O_SUREHOLD,
+    O_TT,
+    OPTION_NAMES,
+    S_GEN,
+    S_KNOWN,
+    S_MASK,
+    S_MONO,
+    S_NODES,
+    S_OPTS,
+    S_OWN0,
+    S_OWN1,
+    S_OWNGEN,
+    S_ROOT,
+    ZERO,
+    SearchContext,
+    new_context,
+)
 from bazarsim.rules.play import (
     R_LAST_BONUS,
     R_MONOTONE,
@@ -83,165 +154,8 @@ from bazarsim.rules.play import (
     trick_winner_at,
 )
 
-# Option bits (16 and 64 were the killer and history orderings, since removed).
-O_TT = 1
-O_BOUNDS = 2
-O_EQUIV = 4
-O_ORDER = 8
-O_LEADTOP = 32
-O_ENDGAME = 128
-O_SURE = 256
-O_QUICK = 512
-O_DOMINANCE = 1024
-O_PVS = 2048
-O_ROOTLOOK = 4096
-O_ENDCACHE = 8192
-O_HINTS = 16384
-O_ENDGAME3 = 32768
-O_SPAREMASTER = 1 << 16
-O_SUREHOLD = 1 << 17
-O_SHAPE = 1 << 18
-O_LAZY = 1 << 19
-O_ALL = (
-    O_TT | O_BOUNDS | O_EQUIV | O_ORDER | O_LEADTOP | O_ENDGAME | O_SURE
-    | O_QUICK | O_DOMINANCE | O_PVS | O_ROOTLOOK | O_ENDCACHE | O_HINTS | O_ENDGAME3
-    | O_SPAREMASTER | O_SUREHOLD | O_SHAPE | O_LAZY
-)
-OPTION_NAMES = {
-    "tt": O_TT,
-    "bounds": O_BOUNDS,
-    "equiv": O_EQUIV,
-    "order": O_ORDER,
-    "leadtop": O_LEADTOP,
-    "endgame": O_ENDGAME,
-    "sure": O_SURE,
-    "quick": O_QUICK,
-    "dominance": O_DOMINANCE,
-    "pvs": O_PVS,
-    "rootlook": O_ROOTLOOK,
-    "endcache": O_ENDCACHE,
-    "hints": O_HINTS,
-    "endgame3": O_ENDGAME3,
-    "sparemaster": O_SPAREMASTER,
-    "surehold": O_SUREHOLD,
-    "shape": O_SHAPE,
-    "lazy": O_LAZY,
-}
-
-# Drivers of the exact value.
-M_MTDF = 0
-M_BISECT = 1
-M_FULL = 2
-M_AUTO = 3
-METHOD_NAMES = {"mtdf": M_MTDF, "bisect": M_BISECT, "full": M_FULL, "auto": M_AUTO}
-# ``auto`` is the full window (with ``O_PVS``), which searches the fewest nodes at every
-# size; a name of its own so that the default can change without changing callers.
-
-# Pass ZERO, ZERO - 1... rather than literal ints to the jitted entry points: Numba
-# compiles a function again for every distinct literal argument (Literal[int](0) and
-# int64 are two signatures), and the search core is the costliest thing to compile.
-ZERO = np.int64(0)
-
-# Slots of the ``stats`` vector.
-S_GEN = 0
-S_NODES = 1
-S_OPTS = 2
-S_MASK = 3
-S_ROOT = 4  # a lead to search first at the root (search layout), -1 for none
-# Who holds which card in this generation's positions (search layout): the known cards and
-# the two bits of their holders' seats; the generation they belong to (see ``_bind_owners``)
-S_KNOWN = 5
-S_OWN0 = 6
-S_OWN1 = 7
-S_OWNGEN = 8
-S_MONO = 9  # 1: in every suit of the contract a stronger card is worth at least as much
-N_STATS = 10
-# Generations wrap before the endgame cache's key runs out of bits (see ``new_search``).
-_GEN_LIMIT = 1 << 29
-
-# Slots of the table (``O_TT``): 2^14, 37 bytes a slot with the live cards (592 KB); how
-# the size was chosen is in reports/solver-notes.md.
-DEFAULT_TT_BITS = 14
-_E2_SIZE = 1 << 15  # slots of the two-trick endgame cache (direct-mapped)
 _C1 = 0x5851F42D4C957F2D
 _C2 = 0x14057B7EF767814F
-_NO_CARD = -1
-# the best-move hints (``O_HINTS``): ``2^_HINT_BITS`` words, see _hint_hash
-_HINT_BITS = 13
-
-
-class SearchContext(NamedTuple):
-    """The search's buffers, made by :func:`new_context` and reused between calls (one
-    per thread): the table, the hints and the endgame cache keep their entries from one
-    search to the next, told apart by the generation in ``stats``."""
-
-    # the table (``O_TT``): the two key words, generation * 4 + leader, the bounds on the
-    # N-S points left and the best lead (search layout); two-slot buckets
-    tt_a: np.ndarray  # int64[2^tt_bits]
-    tt_b: np.ndarray  # int64[2^tt_bits]
-    tt_tag: np.ndarray  # int64[2^tt_bits]
-    tt_lo: np.ndarray  # int16[2^tt_bits]
-    tt_hi: np.ndarray  # int16[2^tt_bits]
-    tt_best: np.ndarray  # int8[2^tt_bits]
-    tt_live: np.ndarray  # int64[2^tt_bits]: the entry's live cards (``O_SHAPE``)
-    stats: np.ndarray  # int64[N_STATS]: generation, nodes, options... (``S_*`` slots)
-    hints: np.ndarray  # int64[2^_HINT_BITS]: best-move hints (``O_HINTS``)
-    # Flat per-trick / per-ply buffers, indexed with offsets: row views would cost an
-    # atomic reference-count update each.
-    tricks: np.ndarray  # int64[40]: the cards of trick t at 4 t .. 4 t + 3
-    moves: np.ndarray  # int64[40 * 8]: the moves of ply sp at 8 sp ..
-    scores: np.ndarray  # int64[40 * 8]: their ordering scores
-    frames: np.ndarray  # int64[40 * N_FRAME]: the explicit stack (``_F_*`` fields)
-    same_points: np.ndarray  # int64[32]: per card, the other cards of its suit worth the same
-    # per suit s: [10 s + k] the k weakest cards of the run the table's key packs (its
-    # worthless bottom run, or the whole suit with ``O_SHAPE``), [10 s + 9] the whole run
-    bottom_runs: np.ndarray  # int64[40]
-    # the contract's ContractPlay fields in the search layout (see ``to_layout``)
-    lay_points: np.ndarray  # int64[32]
-    lay_strength: np.ndarray  # int64[32]
-    lay_order: np.ndarray  # int64[4, 8]
-    lay_above: np.ndarray  # int64[4, 9]
-    # [256 s + b]: the points of the cards of suit s in byte b (search layout)
-    byte_points: np.ndarray  # int64[1024]
-    # the two-trick endgame cache (``O_ENDCACHE``): the key (live cards, leader,
-    # generation: see alphabeta) and the lower and upper bounds packed in one int32
-    e2_key: np.ndarray  # int64[_E2_SIZE]
-    e2_bounds: np.ndarray  # int32[_E2_SIZE]
-
-
-@nb.njit(cache=True)
-def new_context(tt_bits=DEFAULT_TT_BITS, opts=O_ALL):
-    """A :class:`SearchContext` with a table of ``2^tt_bits`` slots, searching with the
-    enhancements ``opts``; reuse it between calls."""
-    size = 1 << tt_bits
-    stats = np.zeros(N_STATS, np.int64)
-    stats[S_OPTS] = opts
-    stats[S_MASK] = size - 1
-    stats[S_ROOT] = -1
-    return SearchContext(
-        np.zeros(size, np.int64),
-        np.zeros(size, np.int64),
-        np.zeros(size, np.int64),
-        np.zeros(size, np.int16),
-        np.zeros(size, np.int16),
-        np.zeros(size, np.int8),
-        np.zeros(size, np.int64),
-        stats,
-        np.zeros(1 << _HINT_BITS, np.int64),  # their keys hold the generation
-        np.zeros(10 * 4, np.int64),
-        np.zeros(40 * 8, np.int64),
-        np.zeros(40 * 8, np.int64),
-        np.zeros(40 * N_FRAME, np.int64),
-        np.zeros(32, np.int64),
-        np.zeros(40, np.int64),
-        np.zeros(32, np.int64),
-        np.zeros(32, np.int64),
-        np.zeros((4, 8), np.int64),
-        np.zeros((4, 9), np.int64),
-        np.zeros(1024, np.int64),
-        np.zeros(_E2_SIZE, np.int64),
-        np.zeros(_E2_SIZE, np.int32),
-    )
 
 
 @nb.njit(cache=True, _nrt=False, forceinline=True)
@@ -545,7 +459,7 @@ def _endgame2(hands, ld, al, be, rem, gen, opts, e2_key, e2_val, pts, stren, abo
         return two_tricks(hands, ld, al, be, pts, stren, above, rules)
     live = hands[0] | hands[1] | hands[2] | hands[3]
     k2 = live | (ld << 32) | (gen << 34)
-    j = (_hash(live, 0, ld) >> 40) & (_E2_SIZE - 1)
+    j = (_hash(live, 0, ld) >> 40) & (E2_SIZE - 1)
     lo2 = np.int64(0)
     hi2 = rem
     if e2_key[j] == k2:
@@ -1102,8 +1016,6 @@ def three_tricks(
     return v0, bestc, cnt
 
 
-
-
 @nb.njit(cache=True, _nrt=False, forceinline=True)
 def _hint_hash(hands, p, tricks, toff, nn, gen, widx):
     """The hint key of seat ``p`` to play card ``nn`` of a trick (``O_HINTS``): a hash of
@@ -1120,16 +1032,16 @@ def _hint_hash(hands, p, tricks, toff, nn, gen, widx):
 def _hint_slot(h):
     """Where the hint of key ``h`` (:func:`_hint_hash`) is kept in ``hints``: high bits of
     the product, which depend on every bit of the key."""
-    return (h >> 49) & ((1 << _HINT_BITS) - 1)
+    return (h >> 49) & ((1 << HINT_BITS) - 1)
 
 
 @nb.njit(cache=True, _nrt=False, forceinline=True)
 def _hint_get(hints, h):
-    """The card hinted under key ``h`` (:func:`_hint_hash`), or ``_NO_CARD``."""
+    """The card hinted under key ``h`` (:func:`_hint_hash`), or ``NO_CARD``."""
     hw = hints[_hint_slot(h)]
     if (hw ^ h) & ~31 == 0:
         return hw & 31
-    return np.int64(_NO_CARD)
+    return np.int64(NO_CARD)
 
 
 @nb.njit(cache=True, _nrt=False, forceinline=True)
@@ -1339,7 +1251,7 @@ def _same_rank(c, old, new):
     for _ in range(k):
         b &= b - 1
     if b == 0:
-        return np.int64(_NO_CARD)
+        return np.int64(NO_CARD)
     return 8 * su + lowest_bit(b)
 
 
@@ -1423,42 +1335,6 @@ def _tt_put(hands, slot, key_a, key_b, tag, ld, rem, best, a0, b0, bestc, ctx):
     ctx.tt_live[slot] = live
 
 
-# Frame fields of the explicit search stack (one row per ply).
-_F_LEADER = 0
-_F_T = 1
-_F_N = 2
-_F_ALPHA = 3
-_F_BETA = 4
-_F_BEST = 5
-_F_BESTC = 6
-_F_NM = 7
-_F_K = 8
-_F_NS = 9
-_F_SLOT = 10
-_F_A0 = 11
-_F_B0 = 12
-_F_REM = 13
-_F_KA = 14
-_F_KB = 15
-_F_TAG = 16
-_F_SCOUT = 17  # 1: the current move is searched with a null (scout) window, 2: redo
-_F_RSV = 18  # the scout's fail-soft result, a bound for the re-search
-# the summary of the trick's cards before this node's (see ``legal_given``), kept card by
-# card as the search descends
-_F_WKEY = 19
-_F_WIDX = 20
-_F_BLED = 21
-_F_BTR = 22
-# the node's move list: 0 complete (a forced card, or generated), 1 only the table's or
-# hint's move so far (``O_LAZY``), 2 the others listed after it (all of them later moves,
-# for PVS), 4 nothing listed yet (generated at the first move, with the move ``_F_TTM``
-# first); the list is generated in one place of the loop, which Numba inlines once
-_F_LAZY = 23
-_F_LEGAL = 24  # the legal cards of the hand to play
-_F_TTM = 25  # the table's or hint's move (ordering first), -1 for none
-N_FRAME = 26
-
-
 @nb.njit(cache=True, _nrt=False)
 def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules, ctx):
     """Fail-soft alpha-beta: N-S points from the start of trick ``t`` (``n`` cards in it).
@@ -1493,16 +1369,16 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
         zc[10 * su + 9] = m
     trump = rules[R_TRUMP]
     sp = 0
-    fr[_F_LEADER] = leader
-    fr[_F_T] = t
-    fr[_F_N] = n
-    fr[_F_ALPHA] = alpha
-    fr[_F_BETA] = beta
+    fr[F_LEADER] = leader
+    fr[F_T] = t
+    fr[F_N] = n
+    fr[F_ALPHA] = alpha
+    fr[F_BETA] = beta
     wk, wi, bl, bt = trick_summary(tricks, 4 * t, n, trump, stren)
-    fr[_F_WKEY] = wk
-    fr[_F_WIDX] = wi
-    fr[_F_BLED] = bl
-    fr[_F_BTR] = bt
+    fr[F_WKEY] = wk
+    fr[F_WIDX] = wi
+    fr[F_BLED] = bl
+    fr[F_BTR] = bt
     ret = np.int64(0)
     hp = mask_points(hands[0] | hands[1] | hands[2] | hands[3], pts)  # points in hands
     nodes = 0
@@ -1515,17 +1391,17 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
         # ---------------------------------------------------------- enter node sp
         nodes += 1
         sp &= 63
-        ld = fr[sp * N_FRAME + _F_LEADER] & 3
-        tn = fr[sp * N_FRAME + _F_T] & 15
-        nn = fr[sp * N_FRAME + _F_N] & 3
-        al = fr[sp * N_FRAME + _F_ALPHA]
-        be = fr[sp * N_FRAME + _F_BETA]
+        ld = fr[sp * N_FRAME + F_LEADER] & 3
+        tn = fr[sp * N_FRAME + F_T] & 15
+        nn = fr[sp * N_FRAME + F_N] & 3
+        al = fr[sp * N_FRAME + F_ALPHA]
+        be = fr[sp * N_FRAME + F_BETA]
         toff = 4 * tn
         p = (ld + nn) & 3
         left = popcount32(hands[p])
         done = False
         slot = -1
-        tt_move = _NO_CARD
+        tt_move = NO_CARD
         if nn == 0:
             if left == 0:
                 ret = np.int64(0)
@@ -1541,7 +1417,7 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
                 done = True
             else:
                 rem = hp + left * rules[R_TRICK_BONUS] + rules[R_LAST_BONUS]
-                fr[sp * N_FRAME + _F_REM] = rem
+                fr[sp * N_FRAME + F_REM] = rem
                 # The window's cheap tests first, then (two tricks left) the endgame, else
                 # the table, and only then the sure and quick tricks: their cost is saved
                 # wherever the table decides (and the endgame costs less than they do).
@@ -1558,12 +1434,12 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
                 tag = np.int64(0)
                 if not done and opts & O_TT:
                     ret, slot, key_a, key_b, tag, tt_move, al, be = _tt_probe(
-                        hands, ld, al, be, stats[S_ROOT] if sp == 0 else _NO_CARD, ctx
+                        hands, ld, al, be, stats[S_ROOT] if sp == 0 else NO_CARD, ctx
                     )
                     done = ret >= 0
-                    fr[sp * N_FRAME + _F_KA] = key_a
-                    fr[sp * N_FRAME + _F_KB] = key_b
-                    fr[sp * N_FRAME + _F_TAG] = tag
+                    fr[sp * N_FRAME + F_KA] = key_a
+                    fr[sp * N_FRAME + F_KB] = key_b
+                    fr[sp * N_FRAME + F_TAG] = tag
                 if not done:
                     ret = _boundary_cut(hands, ld, rem, al, be, pts, rules, opts & ~O_BOUNDS)
                     done = ret >= 0
@@ -1573,7 +1449,7 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
                     hh = np.int64(0)
                     if opts & O_HINTS:  # the lead to try first, when the table has none
                         hh = _hint_hash(hands, ld, tricks, toff, 0, stats[S_GEN], 0)
-                        if tt_move == _NO_CARD:
+                        if tt_move == NO_CARD:
                             tt_move = _hint_get(hints, hh)
                     ret, c0, nx = three_tricks(
                         hands, ld, al, be, tt_move, hp, stats[S_GEN], opts, e2_key, e2_val, pts,
@@ -1586,11 +1462,11 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
                         _tt_put(hands, slot, key_a, key_b, tag, ld, rem, ret, al, be, c0, ctx)
                     done = True
         if not done:
-            fr[sp * N_FRAME + _F_ALPHA] = al
-            fr[sp * N_FRAME + _F_BETA] = be
-            fr[sp * N_FRAME + _F_A0] = al
-            fr[sp * N_FRAME + _F_B0] = be
-            fr[sp * N_FRAME + _F_SLOT] = slot
+            fr[sp * N_FRAME + F_ALPHA] = al
+            fr[sp * N_FRAME + F_BETA] = be
+            fr[sp * N_FRAME + F_A0] = al
+            fr[sp * N_FRAME + F_B0] = be
+            fr[sp * N_FRAME + F_SLOT] = slot
         if not done:
             mo = 8 * sp
             led = -1
@@ -1598,15 +1474,15 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
             legal = hands[p]
             if nn > 0:
                 led = (tricks[toff] >> 3) & 3
-                widx = fr[sp * N_FRAME + _F_WIDX]
+                widx = fr[sp * N_FRAME + F_WIDX]
                 legal = legal_given(
-                    legal, nn, led, widx, fr[sp * N_FRAME + _F_BLED], fr[sp * N_FRAME + _F_BTR],
+                    legal, nn, led, widx, fr[sp * N_FRAME + F_BLED], fr[sp * N_FRAME + F_BTR],
                     trump, above, rules,
                 )
             lazy = 0
             nm = 1
             if legal & (legal - 1) != 0:
-                if tt_move == _NO_CARD and opts & O_HINTS:
+                if tt_move == NO_CARD and opts & O_HINTS:
                     hh = _hint_hash(hands, p, tricks, toff, nn, stats[S_GEN], widx)
                     tt_move = _hint_get(hints, hh)
                 lazy = 4
@@ -1618,14 +1494,14 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
                     moves[mo] = tt_move
             else:
                 moves[mo] = lowest_bit(legal)  # a forced card
-            fr[sp * N_FRAME + _F_LAZY] = lazy
-            fr[sp * N_FRAME + _F_LEGAL] = legal
-            fr[sp * N_FRAME + _F_TTM] = tt_move
-            fr[sp * N_FRAME + _F_NM] = nm
-            fr[sp * N_FRAME + _F_K] = 0
-            fr[sp * N_FRAME + _F_SCOUT] = 0
-            fr[sp * N_FRAME + _F_BEST] = -1 if (p & 1) == 0 else 1 << 30
-            fr[sp * N_FRAME + _F_BESTC] = _NO_CARD
+            fr[sp * N_FRAME + F_LAZY] = lazy
+            fr[sp * N_FRAME + F_LEGAL] = legal
+            fr[sp * N_FRAME + F_TTM] = tt_move
+            fr[sp * N_FRAME + F_NM] = nm
+            fr[sp * N_FRAME + F_K] = 0
+            fr[sp * N_FRAME + F_SCOUT] = 0
+            fr[sp * N_FRAME + F_BEST] = -1 if (p & 1) == 0 else 1 << 30
+            fr[sp * N_FRAME + F_BESTC] = NO_CARD
         # ------------------------------------------- return values / next moves
         while True:
             if done:
@@ -1633,49 +1509,49 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
                     stats[S_NODES] += nodes
                     return ret
                 sp -= 1
-                ld = fr[sp * N_FRAME + _F_LEADER] & 3
-                nn = fr[sp * N_FRAME + _F_N] & 3
+                ld = fr[sp * N_FRAME + F_LEADER] & 3
+                nn = fr[sp * N_FRAME + F_N] & 3
                 p = (ld + nn) & 3
-                k = (fr[sp * N_FRAME + _F_K] - 1) & 7
+                k = (fr[sp * N_FRAME + F_K] - 1) & 7
                 c = moves[8 * sp + k] & 31
                 hands[p] ^= np.int64(1) << c
                 hp += pts[c]
-                v = ret + fr[sp * N_FRAME + _F_NS]
-                if nn > 0 and fr[sp * N_FRAME + _F_NM] == 1 and fr[sp * N_FRAME + _F_LAZY] == 0:
+                v = ret + fr[sp * N_FRAME + F_NS]
+                if nn > 0 and fr[sp * N_FRAME + F_NM] == 1 and fr[sp * N_FRAME + F_LAZY] == 0:
                     # one card to search (forced, or its cards all alike) and no table or
                     # hint to keep: the node's value is that card's, so return it at once.
                     ret = v
                     continue
                 redo = False
-                if fr[sp * N_FRAME + _F_SCOUT] == 1:
+                if fr[sp * N_FRAME + F_SCOUT] == 1:
                     # a scout that beats the window's bound: search that move again
-                    redo = fr[sp * N_FRAME + _F_ALPHA] < v < fr[sp * N_FRAME + _F_BETA]
+                    redo = fr[sp * N_FRAME + F_ALPHA] < v < fr[sp * N_FRAME + F_BETA]
                 if redo:
-                    fr[sp * N_FRAME + _F_SCOUT] = 2
-                    fr[sp * N_FRAME + _F_K] = k
-                    fr[sp * N_FRAME + _F_RSV] = v
+                    fr[sp * N_FRAME + F_SCOUT] = 2
+                    fr[sp * N_FRAME + F_K] = k
+                    fr[sp * N_FRAME + F_RSV] = v
                 elif (p & 1) == 0:
-                    if v > fr[sp * N_FRAME + _F_BEST]:
-                        fr[sp * N_FRAME + _F_BEST] = v
-                        fr[sp * N_FRAME + _F_BESTC] = c
-                        if v > fr[sp * N_FRAME + _F_ALPHA]:
-                            fr[sp * N_FRAME + _F_ALPHA] = v
+                    if v > fr[sp * N_FRAME + F_BEST]:
+                        fr[sp * N_FRAME + F_BEST] = v
+                        fr[sp * N_FRAME + F_BESTC] = c
+                        if v > fr[sp * N_FRAME + F_ALPHA]:
+                            fr[sp * N_FRAME + F_ALPHA] = v
                 else:
-                    if v < fr[sp * N_FRAME + _F_BEST]:
-                        fr[sp * N_FRAME + _F_BEST] = v
-                        fr[sp * N_FRAME + _F_BESTC] = c
-                        if v < fr[sp * N_FRAME + _F_BETA]:
-                            fr[sp * N_FRAME + _F_BETA] = v
+                    if v < fr[sp * N_FRAME + F_BEST]:
+                        fr[sp * N_FRAME + F_BEST] = v
+                        fr[sp * N_FRAME + F_BESTC] = c
+                        if v < fr[sp * N_FRAME + F_BETA]:
+                            fr[sp * N_FRAME + F_BETA] = v
                 done = False
             sp &= 63
-            ld = fr[sp * N_FRAME + _F_LEADER] & 3
-            tn = fr[sp * N_FRAME + _F_T] & 15
-            nn = fr[sp * N_FRAME + _F_N] & 3
-            k = fr[sp * N_FRAME + _F_K] & 15
-            al = fr[sp * N_FRAME + _F_ALPHA]
-            be = fr[sp * N_FRAME + _F_BETA]
-            lz = fr[sp * N_FRAME + _F_LAZY]
-            if k >= fr[sp * N_FRAME + _F_NM] and al < be and (lz == 1 or lz == 4):
+            ld = fr[sp * N_FRAME + F_LEADER] & 3
+            tn = fr[sp * N_FRAME + F_T] & 15
+            nn = fr[sp * N_FRAME + F_N] & 3
+            k = fr[sp * N_FRAME + F_K] & 15
+            al = fr[sp * N_FRAME + F_ALPHA]
+            be = fr[sp * N_FRAME + F_BETA]
+            lz = fr[sp * N_FRAME + F_LAZY]
+            if k >= fr[sp * N_FRAME + F_NM] and al < be and (lz == 1 or lz == 4):
                 # list the node's moves: all of them, or the others after a first move
                 # that did not cut
                 p = (ld + nn) & 3
@@ -1684,44 +1560,44 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
                 widx = 0
                 if nn > 0:
                     led = (tricks[toff] >> 3) & 3
-                    widx = fr[sp * N_FRAME + _F_WIDX]
-                skip = np.int64(moves[8 * sp] & 31) if lz == 1 else np.int64(_NO_CARD)
-                fr[sp * N_FRAME + _F_NM] = _node_moves(
-                    hands, p, fr[sp * N_FRAME + _F_LEGAL], tricks, toff, nn, led, widx,
-                    fr[sp * N_FRAME + _F_WKEY], fr[sp * N_FRAME + _F_TTM], skip, pts, stren,
+                    widx = fr[sp * N_FRAME + F_WIDX]
+                skip = np.int64(moves[8 * sp] & 31) if lz == 1 else np.int64(NO_CARD)
+                fr[sp * N_FRAME + F_NM] = _node_moves(
+                    hands, p, fr[sp * N_FRAME + F_LEGAL], tricks, toff, nn, led, widx,
+                    fr[sp * N_FRAME + F_WKEY], fr[sp * N_FRAME + F_TTM], skip, pts, stren,
                     above, rules, opts, moves, scores, 8 * sp, eq,
                 )
-                fr[sp * N_FRAME + _F_LAZY] = 2 if lz == 1 else 0
+                fr[sp * N_FRAME + F_LAZY] = 2 if lz == 1 else 0
                 k = 0
-                fr[sp * N_FRAME + _F_K] = 0
-            if k < fr[sp * N_FRAME + _F_NM] and al < be:
+                fr[sp * N_FRAME + F_K] = 0
+            if k < fr[sp * N_FRAME + F_NM] and al < be:
                 # play the next move and descend
                 p = (ld + nn) & 3
                 c = moves[8 * sp + k] & 31
-                fr[sp * N_FRAME + _F_K] = k + 1
+                fr[sp * N_FRAME + F_K] = k + 1
                 hands[p] ^= np.int64(1) << c
                 hp -= pts[c]
                 toff = 4 * tn
                 tricks[toff + nn] = c
                 q = sp + 1
-                if fr[sp * N_FRAME + _F_SCOUT] == 2:
+                if fr[sp * N_FRAME + F_SCOUT] == 2:
                     # re-search after a scout failed high (N-S) / low (E-W): the scout's
                     # result is a bound on this move's value, so the window starts there
-                    fr[sp * N_FRAME + _F_SCOUT] = 0
+                    fr[sp * N_FRAME + F_SCOUT] = 0
                     if (p & 1) == 0:
-                        al = fr[sp * N_FRAME + _F_RSV] - 1
+                        al = fr[sp * N_FRAME + F_RSV] - 1
                     else:
-                        be = fr[sp * N_FRAME + _F_RSV] + 1
-                elif (k > 0 or fr[sp * N_FRAME + _F_LAZY] == 2) and be - al > 1 and opts & O_PVS:
-                    fr[sp * N_FRAME + _F_SCOUT] = 1  # later moves: prove them no better first
+                        be = fr[sp * N_FRAME + F_RSV] + 1
+                elif (k > 0 or fr[sp * N_FRAME + F_LAZY] == 2) and be - al > 1 and opts & O_PVS:
+                    fr[sp * N_FRAME + F_SCOUT] = 1  # later moves: prove them no better first
                     if (p & 1) == 0:
                         be = al + 1
                     else:
                         al = be - 1
                 else:
-                    fr[sp * N_FRAME + _F_SCOUT] = 0
-                wk = fr[sp * N_FRAME + _F_WKEY]
-                wi = fr[sp * N_FRAME + _F_WIDX]
+                    fr[sp * N_FRAME + F_SCOUT] = 0
+                wk = fr[sp * N_FRAME + F_WKEY]
+                wi = fr[sp * N_FRAME + F_WIDX]
                 if nn == 0:
                     wk = np.int64(-1)
                     wi = np.int64(0)
@@ -1740,56 +1616,56 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
                         ns += rules[R_TRICK_BONUS]
                         if hands[p] == 0:
                             ns += rules[R_LAST_BONUS]
-                    fr[sp * N_FRAME + _F_NS] = ns
-                    fr[q * N_FRAME + _F_LEADER] = w
-                    fr[q * N_FRAME + _F_T] = tn + 1
-                    fr[q * N_FRAME + _F_N] = 0
-                    fr[q * N_FRAME + _F_ALPHA] = al - ns
-                    fr[q * N_FRAME + _F_BETA] = be - ns
+                    fr[sp * N_FRAME + F_NS] = ns
+                    fr[q * N_FRAME + F_LEADER] = w
+                    fr[q * N_FRAME + F_T] = tn + 1
+                    fr[q * N_FRAME + F_N] = 0
+                    fr[q * N_FRAME + F_ALPHA] = al - ns
+                    fr[q * N_FRAME + F_BETA] = be - ns
                 else:
-                    fr[sp * N_FRAME + _F_NS] = 0
-                    bl = fr[sp * N_FRAME + _F_BLED]
-                    bt = fr[sp * N_FRAME + _F_BTR]
+                    fr[sp * N_FRAME + F_NS] = 0
+                    bl = fr[sp * N_FRAME + F_BLED]
+                    bt = fr[sp * N_FRAME + F_BTR]
                     if nn == 0:
                         bl = np.int64(-1)
                         bt = np.int64(-1)
                     wk, wi, bl, bt = add_to_summary(
                         c, nn, tricks[toff] >> 3, trump, stren, wk, wi, bl, bt
                     )
-                    fr[q * N_FRAME + _F_WKEY] = wk
-                    fr[q * N_FRAME + _F_WIDX] = wi
-                    fr[q * N_FRAME + _F_BLED] = bl
-                    fr[q * N_FRAME + _F_BTR] = bt
-                    fr[q * N_FRAME + _F_LEADER] = ld
-                    fr[q * N_FRAME + _F_T] = tn
-                    fr[q * N_FRAME + _F_N] = nn + 1
-                    fr[q * N_FRAME + _F_ALPHA] = al
-                    fr[q * N_FRAME + _F_BETA] = be
+                    fr[q * N_FRAME + F_WKEY] = wk
+                    fr[q * N_FRAME + F_WIDX] = wi
+                    fr[q * N_FRAME + F_BLED] = bl
+                    fr[q * N_FRAME + F_BTR] = bt
+                    fr[q * N_FRAME + F_LEADER] = ld
+                    fr[q * N_FRAME + F_T] = tn
+                    fr[q * N_FRAME + F_N] = nn + 1
+                    fr[q * N_FRAME + F_ALPHA] = al
+                    fr[q * N_FRAME + F_BETA] = be
                 sp = q
                 break
             # all moves tried (or cut off): finish node sp
-            best = fr[sp * N_FRAME + _F_BEST]
+            best = fr[sp * N_FRAME + F_BEST]
             if nn == 0 and opts & O_TT:
                 _tt_put(
-                    hands, fr[sp * N_FRAME + _F_SLOT], fr[sp * N_FRAME + _F_KA],
-                    fr[sp * N_FRAME + _F_KB], fr[sp * N_FRAME + _F_TAG], ld,
-                    fr[sp * N_FRAME + _F_REM], best,
-                    fr[sp * N_FRAME + _F_A0], fr[sp * N_FRAME + _F_B0], fr[sp * N_FRAME + _F_BESTC],
+                    hands, fr[sp * N_FRAME + F_SLOT], fr[sp * N_FRAME + F_KA],
+                    fr[sp * N_FRAME + F_KB], fr[sp * N_FRAME + F_TAG], ld,
+                    fr[sp * N_FRAME + F_REM], best,
+                    fr[sp * N_FRAME + F_A0], fr[sp * N_FRAME + F_B0], fr[sp * N_FRAME + F_BESTC],
                     ctx,
                 )
-            if opts & O_HINTS and (fr[sp * N_FRAME + _F_NM] > 1 or fr[sp * N_FRAME + _F_LAZY]):
+            if opts & O_HINTS and (fr[sp * N_FRAME + F_NM] > 1 or fr[sp * N_FRAME + F_LAZY]):
                 # the best move of a node that did not fail low (a cut-off, or the best
                 # of an open window): a hint for the same hand facing the same holder
                 p = (ld + nn) & 3
                 if (p & 1) == 0:
-                    low = best <= fr[sp * N_FRAME + _F_A0]
+                    low = best <= fr[sp * N_FRAME + F_A0]
                 else:
-                    low = best >= fr[sp * N_FRAME + _F_B0]
-                if not low and fr[sp * N_FRAME + _F_BESTC] >= 0:
+                    low = best >= fr[sp * N_FRAME + F_B0]
+                if not low and fr[sp * N_FRAME + F_BESTC] >= 0:
                     hh = _hint_hash(
-                        hands, p, tricks, 4 * tn, nn, stats[S_GEN], fr[sp * N_FRAME + _F_WIDX]
+                        hands, p, tricks, 4 * tn, nn, stats[S_GEN], fr[sp * N_FRAME + F_WIDX]
                     )
-                    _hint_put(hints, hh, fr[sp * N_FRAME + _F_BESTC])
+                    _hint_put(hints, hh, fr[sp * N_FRAME + F_BESTC])
             ret = best
             done = True
 
@@ -1867,7 +1743,7 @@ def new_search(ctx):
     """Start a new generation of the table (old entries become invisible)."""
     stats = ctx.stats
     stats[S_GEN] += 1
-    if stats[S_GEN] >= _GEN_LIMIT:
+    if stats[S_GEN] >= GEN_LIMIT:
         # once in 2^29 searches: start the generations again on empty tables
         stats[S_GEN] = 1
         ctx.tt_tag[:] = 0
@@ -2022,3 +1898,62 @@ def reaches(hands, leader, trick_cards, n, target, play, ctx):
     g = alphabeta(work, leader, ZERO, n, target - 1, target, lp, ls, lo, la, rules, ctx)
     ctx.stats[S_ROOT] = -1
     return g >= target
+
+
+__all__ = [
+    "DEFAULT_TT_BITS",
+    "METHOD_NAMES",
+    "M_AUTO",
+    "M_BISECT",
+    "M_FULL",
+    "M_MTDF",
+    "N_STATS",
+    "OPTION_NAMES",
+    "O_ALL",
+    "O_BOUNDS",
+    "O_DOMINANCE",
+    "O_ENDCACHE",
+    "O_ENDGAME",
+    "O_ENDGAME3",
+    "O_EQUIV",
+    "O_HINTS",
+    "O_LAZY",
+    "O_LEADTOP",
+    "O_ORDER",
+    "O_PVS",
+    "O_QUICK",
+    "O_ROOTLOOK",
+    "O_SHAPE",
+    "O_SPAREMASTER",
+    "O_SURE",
+    "O_SUREHOLD",
+    "O_TT",
+    "ROOTLOOK_MIN_CARDS",
+    "S_GEN",
+    "S_KNOWN",
+    "S_MASK",
+    "S_MONO",
+    "S_NODES",
+    "S_OPTS",
+    "S_OWN0",
+    "S_OWN1",
+    "S_OWNGEN",
+    "S_ROOT",
+    "SearchContext",
+    "ZERO",
+    "alphabeta",
+    "exact_value",
+    "guess_points_left",
+    "lead_value",
+    "mask_points",
+    "new_context",
+    "new_search",
+    "points_left",
+    "reach_deal",
+    "reaches",
+    "root_lookahead",
+    "solve_deal",
+    "three_tricks",
+    "to_layout",
+    "two_tricks",
+]
