@@ -141,6 +141,15 @@ from bazarsim.dd.context import (
     SearchContext,
     new_context,
 )
+from bazarsim.dd.layout import (
+    mask_points,
+    pick,
+    points_left,
+    stronger_than,
+    strongest,
+    to_layout,
+    weaker_than,
+)
 from bazarsim.rules.play import (
     R_LAST_BONUS,
     R_MONOTONE,
@@ -159,45 +168,12 @@ _C2 = 0x14057B7EF767814F
 
 
 @nb.njit(cache=True, _nrt=False, forceinline=True)
-def mask_points(mask, pts):
-    """Sum of the points of the cards in ``mask``."""
-    total = 0
-    m = mask
-    while m != 0:
-        c = lowest_bit(m)
-        total += pts[c]
-        m &= m - 1
-    return total
-
-
-@nb.njit(cache=True, _nrt=False, forceinline=True)
-def _stronger_than(c):
-    """Mask of the cards of ``c``'s suit stronger than ``c`` (search layout)."""
-    return (np.int64(0xFF) >> ((c & 7) + 1)) << (c + 1)
-
-
-@nb.njit(cache=True, _nrt=False, forceinline=True)
-def _weaker_than(c):
-    """Mask of the cards of ``c``'s suit weaker than ``c`` (search layout)."""
-    return ((np.int64(1) << (c & 7)) - 1) << (c & ~7)
-
-
-@nb.njit(cache=True, _nrt=False, forceinline=True)
-def _strongest(mask, su):
-    """The strongest card of suit ``su`` in ``mask``, or -1 (search layout: highest bit)."""
-    b = (mask >> (8 * su)) & 0xFF
-    if b == 0:
-        return -1
-    return 8 * su + (highest_bit(b) & 7)  # & 7: an index mask, see alphabeta
-
-
-@nb.njit(cache=True, _nrt=False, forceinline=True)
 def _sure_trumps(mine, theirs, trump):
     """Cards of the trump mask ``mine`` stronger than every card of the mask ``theirs``."""
-    c = _strongest(theirs, trump)
+    c = strongest(theirs, trump)
     if c < 0:
         return mine
-    return mine & _stronger_than(c)
+    return mine & stronger_than(c)
 
 
 @nb.njit(cache=True, _nrt=False, forceinline=True)
@@ -251,7 +227,7 @@ def _quick_tricks(me, lho, pa, rho, trump, pts, tb, lb, mono, pfree):
         top = me & tmask
         others = (live ^ me) & tmask
         if others != 0:
-            top &= _stronger_than(highest_bit(others))
+            top &= stronger_than(highest_bit(others))
         drawn = popcount32(top)
     for s in range(4):
         smask = np.int64(0xFF) << (8 * s)
@@ -260,7 +236,7 @@ def _quick_tricks(me, lho, pa, rho, trump, pts, tb, lb, mono, pfree):
             continue
         others = (live ^ me) & smask
         if others != 0:
-            top &= _stronger_than(highest_bit(others))  # the top run of live cards
+            top &= stronger_than(highest_bit(others))  # the top run of live cards
         n_top = popcount32(top)
         if n_top > 0 and top != me & smask:
             # a long suit: once the top run has drawn every other hand's cards of the
@@ -308,7 +284,7 @@ def _transfer_tricks(me, lho, pa, rho, trump, pts, tb, lb, mono, pfree):
         if low == 0 or mp == 0:
             continue
         m = highest_bit(mp)
-        if live & _stronger_than(m) != 0:
+        if live & stronger_than(m) != 0:
             continue
         if trump >= 0 and s != trump:
             tmask = np.int64(0xFF) << (8 * trump)
@@ -335,17 +311,6 @@ def _transfer_tricks(me, lho, pa, rho, trump, pts, tb, lb, mono, pfree):
     return best
 
 
-@nb.njit(cache=True, forceinline=True)
-def _pick(j, r0, r1, r2, r3):
-    if j == 0:
-        return r0
-    if j == 1:
-        return r1
-    if j == 2:
-        return r2
-    return r3
-
-
 @nb.njit(cache=True, _nrt=False, forceinline=True)
 def _fold(mx, v, a, b, child):
     """A child's value folded into a level's fail-soft value ``v`` and window ``(a, b)``;
@@ -365,13 +330,13 @@ def _two_lines(hands, ld, c0, c1, c2, c3, w, pts, stren, trump, tb, lb):
     r1 = hands[(ld + 1) & 3] ^ (np.int64(1) << c1)
     r2 = hands[(ld + 2) & 3] ^ (np.int64(1) << c2)
     r3 = hands[(ld + 3) & 3] ^ (np.int64(1) << c3)
-    led_card = lowest_bit(_pick((w - ld) & 3, r0, r1, r2, r3))
+    led_card = lowest_bit(pick((w - ld) & 3, r0, r1, r2, r3))
     led = led_card >> 3
     best = card_key(led_card, led, trump, stren)
     bi = 0
     last = pts[led_card] + tb + lb
     for i in range(1, 4):
-        c = lowest_bit(_pick((w - ld + i) & 3, r0, r1, r2, r3))
+        c = lowest_bit(pick((w - ld + i) & 3, r0, r1, r2, r3))
         last += pts[c]
         k = card_key(c, led, trump, stren)
         if k > best:
@@ -480,9 +445,9 @@ def _endgame2(hands, ld, al, be, rem, gen, opts, e2_key, e2_val, pts, stren, abo
 def _next_live(c, step, live):
     """The next live card of ``c``'s suit above (``step`` 1) or below (-1) ``c``, or -1."""
     if step > 0:
-        m = live & _stronger_than(c)
+        m = live & stronger_than(c)
         return lowest_bit(m) if m != 0 else -1
-    m = live & _weaker_than(c)
+    m = live & weaker_than(c)
     return highest_bit(m) if m != 0 else -1
 
 
@@ -499,7 +464,7 @@ def _best_key(hand, led, trump, stren):
         su = trump
     else:
         return -1
-    return card_key(_strongest(hand, su), led, trump, stren)
+    return card_key(strongest(hand, su), led, trump, stren)
 
 
 @nb.njit(cache=True, _nrt=False, forceinline=True)
@@ -664,7 +629,7 @@ def _order_moves(
                     if trump < 0:
                         s += popcount32((partner >> (8 * su)) & 0xFF) << 27
                     # a low lead to partner's master, or to partner's ruff, first
-                    if (partner >> _strongest(live, su)) & 1:
+                    if (partner >> strongest(live, su)) & 1:
                         s += 1 << 30
                     elif (partner >> (8 * su)) & 0xFF != 0 and su != trump and (
                         trump < 0 or ((hands[(p + 3) & 3] >> (8 * su)) & 0xFF != 0
@@ -674,7 +639,7 @@ def _order_moves(
                         # partner's best card of the suit (any such card is the second
                         # hand's or the leader's own; with trumps, both opponents follow
                         # the suit): ahead of the lead to partner's master
-                        pc = _strongest(partner, su)
+                        pc = strongest(partner, su)
                         over = live & above[su, stren[pc] + 1]
                         if over & hands[(p + 3) & 3] == 0 and stren[c] < stren[pc]:
                             s += 1 << 31
@@ -840,7 +805,7 @@ def guess_points_left(me, lho, pa, rho, ld, rem, pts, rules):
         strength += _TRUMP_WEIGHT * popcount32(mine & tmask)
         total += _TRUMP_WEIGHT * popcount32(live & tmask)
     for su in range(4):
-        c = _strongest(live, su)
+        c = strongest(live, su)
         if c >= 0:
             suit_pts = mask_points(live & (np.int64(0xFF) << (8 * su)), pts)
             total += suit_pts
@@ -903,8 +868,8 @@ def lead_value(hands, ld, c0, pts, stren, above, rules):
                     s3 = h3 ^ (np.int64(1) << c3)
                     rem = hp - pts[c1] - pts[c2] - pts[c3] + left * tb + lb
                     rest = guess_points_left(
-                        _pick(w, r0, s1, s2, s3), _pick((w + 1) & 3, r0, s1, s2, s3),
-                        _pick((w + 2) & 3, r0, s1, s2, s3), _pick((w + 3) & 3, r0, s1, s2, s3),
+                        pick(w, r0, s1, s2, s3), pick((w + 1) & 3, r0, s1, s2, s3),
+                        pick((w + 2) & 3, r0, s1, s2, s3), pick((w + 3) & 3, r0, s1, s2, s3),
                         (ld + w) & 3, rem, pts, rules,
                     )
                 v = rest + (trick if ((ld + w) & 1) == 0 else 0)
@@ -1668,74 +1633,6 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
                     _hint_put(hints, hh, fr[sp * N_FRAME + F_BESTC])
             ret = best
             done = True
-
-
-@nb.njit(cache=True, _nrt=False, forceinline=True)
-def _layout_mask(mask, stren):
-    """A card mask of the natural layout in the search layout."""
-    out = np.int64(0)
-    m = np.int64(mask)
-    while m != 0:
-        c = lowest_bit(m)
-        m &= m - 1
-        out |= np.int64(1) << ((c & ~7) | stren[c])
-    return out
-
-
-@nb.njit(cache=True)
-def to_layout(hands, trick_cards, n, pts, stren, ctx):
-    """Copy a position into the search buffers, in the search layout; return the hands.
-
-    The search renumbers the cards of each suit by strength under the contract (card
-    ``8 s + k`` is the ``k``-th weakest of suit ``s``), so that "stronger than", "the
-    strongest of a suit" and "the next live card" are shifts and bit scans. The
-    contract's points, strengths, suit orders and masks of stronger cards in that layout
-    go to ``ctx.lay_*`` (the fields of :class:`~bazarsim.rules.play.ContractPlay`). Values
-    are N-S points, so nothing maps back.
-    """
-    tricks = ctx.tricks
-    lay_pts, lay_stren, lay_order, lay_above = (
-        ctx.lay_points, ctx.lay_strength, ctx.lay_order, ctx.lay_above
-    )
-    for c in range(32):
-        i = (c & ~7) | stren[c]
-        lay_pts[i] = pts[c]
-        lay_stren[i] = i & 7
-    bp = ctx.byte_points
-    mono = 1
-    for su in range(4):
-        for b in range(1, 256):
-            bp[256 * su + b] = bp[256 * su + (b & (b - 1))] + lay_pts[8 * su + lowest_bit(b)]
-        for k in range(7):
-            if lay_pts[8 * su + k] > lay_pts[8 * su + k + 1]:
-                mono = 0
-    ctx.stats[S_MONO] = mono
-    for su in range(4):
-        for j in range(8):
-            lay_order[su, j] = 8 * su + 7 - j  # strongest first
-        for k in range(-1, 8):
-            lay_above[su, k + 1] = ((np.int64(0xFF) << (k + 1)) & 0xFF) << (8 * su)
-    work = np.zeros(4, np.int64)
-    for i in range(4):
-        work[i] = _layout_mask(hands[i], stren)
-    for i in range(n):
-        c = trick_cards[i]
-        tricks[i] = (c & ~7) | stren[c]
-    return work
-
-
-@nb.njit(cache=True)
-def points_left(work, leader, n, pts, rules, ctx):
-    """All the points still to be shared: cards in hands and trick, and the bonuses.
-
-    Hands, trick cards (``ctx.tricks[:n]``) and ``pts`` in one layout, either of them.
-    """
-    tricks = ctx.tricks
-    total = mask_points(work[0] | work[1] | work[2] | work[3], pts)
-    for i in range(n):
-        total += pts[tricks[i]]
-    left = popcount32(work[(leader + n) & 3])
-    return total + left * rules[R_TRICK_BONUS] + rules[R_LAST_BONUS]
 
 
 @nb.njit(cache=True)
