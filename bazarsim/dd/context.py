@@ -143,7 +143,7 @@ GEN_LIMIT = 1 << 29
 DEFAULT_TT_BITS = 14
 E2_SIZE = 1 << 15  # slots of the two-trick endgame cache (direct-mapped)
 NO_CARD = -1  # no card: no move to try first, no hint
-# the best-move hints (``O_HINTS``): ``2^HINT_BITS`` words, see _hint_hash
+# the best-move hints (``O_HINTS``): ``2^HINT_BITS`` words, see ``hints.hint_hash``
 HINT_BITS = 13
 
 # Frame fields of the explicit search stack (one row per ply).

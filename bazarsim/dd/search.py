@@ -98,7 +98,6 @@ from bazarsim.dd.context import (
     F_WIDX,
     F_WKEY,
     GEN_LIMIT,
-    HINT_BITS,
     M_AUTO,
     M_BISECT,
     M_FULL,
@@ -141,6 +140,7 @@ from bazarsim.dd.context import (
     SearchContext,
     new_context,
 )
+from bazarsim.dd.hints import hint_get, hint_hash, hint_put
 from bazarsim.dd.layout import (
     mask_points,
     pick,
@@ -150,15 +150,7 @@ from bazarsim.dd.layout import (
     to_layout,
     weaker_than,
 )
-from bazarsim.dd.table import (
-    HASH_C1,
-    HASH_C2,
-    bounds_decide,
-    bounds_tighten,
-    mix_hash,
-    tt_probe,
-    tt_put,
-)
+from bazarsim.dd.table import bounds_decide, bounds_tighten, mix_hash, tt_probe, tt_put
 from bazarsim.rules.play import (
     R_LAST_BONUS,
     R_MONOTONE,
@@ -987,40 +979,6 @@ def three_tricks(
     return v0, bestc, cnt
 
 
-@nb.njit(cache=True, _nrt=False, forceinline=True)
-def _hint_hash(hands, p, tricks, toff, nn, gen, widx):
-    """The hint key of seat ``p`` to play card ``nn`` of a trick (``O_HINTS``): a hash of
-    its hand, the card holding the trick so far (index ``widx``), the suit led and the
-    generation. Its slot (:func:`_hint_slot`) holds ``h`` with the hinted card in its five
-    low bits."""
-    tm = np.int64(0)
-    if nn > 0:
-        tm = (tricks[toff + (widx & 3)] & 31) | (((tricks[toff] >> 3) & 3) << 5)
-    return ((hands[p] | (tm << 32)) ^ (gen * HASH_C2)) * HASH_C1
-
-
-@nb.njit(cache=True, _nrt=False, forceinline=True)
-def _hint_slot(h):
-    """Where the hint of key ``h`` (:func:`_hint_hash`) is kept in ``hints``: high bits of
-    the product, which depend on every bit of the key."""
-    return (h >> 49) & ((1 << HINT_BITS) - 1)
-
-
-@nb.njit(cache=True, _nrt=False, forceinline=True)
-def _hint_get(hints, h):
-    """The card hinted under key ``h`` (:func:`_hint_hash`), or ``NO_CARD``."""
-    hw = hints[_hint_slot(h)]
-    if (hw ^ h) & ~31 == 0:
-        return hw & 31
-    return np.int64(NO_CARD)
-
-
-@nb.njit(cache=True, _nrt=False, forceinline=True)
-def _hint_put(hints, h, c):
-    """Keep card ``c`` as the hint under key ``h`` (:func:`_hint_hash`)."""
-    hints[_hint_slot(h)] = (h & ~31) | (c & 31)
-
-
 @nb.njit(cache=True, _nrt=False)
 def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules, ctx):
     """Fail-soft alpha-beta: N-S points from the start of trick ``t`` (``n`` cards in it).
@@ -1134,16 +1092,16 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
                     # the table as a searched node's do
                     hh = np.int64(0)
                     if opts & O_HINTS:  # the lead to try first, when the table has none
-                        hh = _hint_hash(hands, ld, tricks, toff, 0, stats[S_GEN], 0)
+                        hh = hint_hash(hands, ld, tricks, toff, 0, stats[S_GEN], 0)
                         if tt_move == NO_CARD:
-                            tt_move = _hint_get(hints, hh)
+                            tt_move = hint_get(hints, hh)
                     ret, c0, nx = three_tricks(
                         hands, ld, al, be, tt_move, hp, stats[S_GEN], opts, e2_key, e2_val, pts,
                         stren, above, rules,
                     )
                     nodes += nx
                     if opts & O_HINTS and ((ret > al) if (ld & 1) == 0 else (ret < be)):
-                        _hint_put(hints, hh, c0)
+                        hint_put(hints, hh, c0)
                     if opts & O_TT:
                         tt_put(hands, slot, key_a, key_b, tag, ld, rem, ret, al, be, c0, ctx)
                     done = True
@@ -1169,8 +1127,8 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
             nm = 1
             if legal & (legal - 1) != 0:
                 if tt_move == NO_CARD and opts & O_HINTS:
-                    hh = _hint_hash(hands, p, tricks, toff, nn, stats[S_GEN], widx)
-                    tt_move = _hint_get(hints, hh)
+                    hh = hint_hash(hands, p, tricks, toff, nn, stats[S_GEN], widx)
+                    tt_move = hint_get(hints, hh)
                 lazy = 4
                 nm = 0
                 if opts & O_LAZY and tt_move >= 0 and (legal >> (tt_move & 31)) & 1:
@@ -1348,10 +1306,10 @@ def alphabeta(hands, leader, t, n, alpha, beta, pts, stren, order, above, rules,
                 else:
                     low = best >= fr[sp * N_FRAME + F_B0]
                 if not low and fr[sp * N_FRAME + F_BESTC] >= 0:
-                    hh = _hint_hash(
+                    hh = hint_hash(
                         hands, p, tricks, 4 * tn, nn, stats[S_GEN], fr[sp * N_FRAME + F_WIDX]
                     )
-                    _hint_put(hints, hh, fr[sp * N_FRAME + F_BESTC])
+                    hint_put(hints, hh, fr[sp * N_FRAME + F_BESTC])
             ret = best
             done = True
 
