@@ -55,6 +55,7 @@ def strongest(mask, su):
 
 @nb.njit(cache=True, forceinline=True)
 def pick(j, r0, r1, r2, r3):
+    """The ``j``-th of ``r0 .. r3`` (a hand by its place from the leader, ``j`` 0 to 3)."""
     if j == 0:
         return r0
     if j == 1:

@@ -22,6 +22,7 @@ import numpy as np
 from bazarsim.core.bits import FAST_PEXT, lowest_bit, pext, popcount32
 from bazarsim.dd.context import NO_CARD, O_SHAPE, S_GEN, S_MASK, S_MONO, S_OPTS
 
+# the multipliers of the hashes: the table's, the endgame cache's (mix_hash), the hints'
 HASH_C1 = 0x5851F42D4C957F2D
 HASH_C2 = 0x14057B7EF767814F
 
