@@ -7,7 +7,8 @@ The solver is compiled with ``NUMBA_DEBUGINFO=1`` into a throw-away cache by a f
 process; a second one, under ``perf record``, loads it from that cache, keeps the object
 code the JIT links (with its DWARF line tables) and runs the solves. Each sampled address
 inside ``alphabeta`` or ``three_tricks`` (compiled as functions of their own) is mapped to
-its source line through ``objdump -d -l`` of that very object.
+its source line through ``objdump -d -l`` of that very object, and the line to its
+function in whichever room of the search (``bazarsim/dd/*.py``) it falls.
 
 Why two processes: a process that compiles holds several copies of the kernels (every
 dispatcher links its callees' code again), and the copy a library hands out is not
@@ -38,9 +39,10 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-# the modules whose functions are inlined into the kernels, by the name shown
+# the modules whose functions are inlined into the kernels, by the name shown: every room
+# of the search (``dd/*.py``: alphabeta.py, moves.py, table.py...), play.py and bits.py
 SOURCES = {
-    "search.py": ROOT / "bazarsim" / "dd" / "search.py",
+    **{p.name: p for p in sorted((ROOT / "bazarsim" / "dd").glob("*.py"))},
     "play.py": ROOT / "bazarsim" / "rules" / "play.py",
     "bits.py": ROOT / "bazarsim" / "core" / "bits.py",
 }
@@ -96,8 +98,12 @@ def _child(out: Path, seeds: list[int], reps: int, kinds: list[int]) -> None:
 
 
 def _functions(path: Path) -> list[tuple[int, int, str]]:
+    """``(first line, last line, name)`` of the module's functions; of bits.py only those
+    Numba inlines at its own level (``inline="always"``), the only ones whose lines can
+    show under another file's name."""
     tree = ast.parse(path.read_text())
-    return [(n.lineno, n.end_lineno, n.name) for n in tree.body if isinstance(n, ast.FunctionDef)]
+    return [(n.lineno, n.end_lineno, n.name) for n in tree.body if isinstance(n, ast.FunctionDef)
+            and (path.name != "bits.py" or "inline='always'" in ast.unparse(n))]
 
 
 def _line_table(obj: Path) -> dict[int, tuple[str, int]]:
@@ -168,7 +174,8 @@ def _report(out: Path, top: int) -> None:
 def _where(where: tuple[str, int], mods: dict) -> str:
     """``file:function`` of a source line. Lines of core/bits.py's inlined helpers carry
     their caller's file, so a line that also falls in a bits.py function names both
-    (``a | b``; in search.py, whose functions start below bits.py's end, never)."""
+    (``a | b``: the search's rooms are short, so a line of theirs can share its number
+    with one of bits.py's helpers; the shown source text is the caller's file's)."""
     name, line = where
     found = [f"{mod}:{fn}" for mod in dict.fromkeys((name, "bits.py")) if mod in mods
              for a, b, fn in mods[mod][0] if a <= line <= b]

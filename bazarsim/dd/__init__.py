@@ -1,5 +1,7 @@
-"""Double-dummy play: the search core (``search``), the one-position API (``solver``)
-and DD tables of many deals in parallel (``batch``)."""
+"""Double-dummy play: the search (its drivers and public names in ``search``, each of
+its techniques in a room of its own: ``context``, ``layout``, ``alphabeta``, ``moves``,
+``quick``, ``endgames``, ``table``, ``hints``, ``rootlook``), the one-position API
+(``solver``) and DD tables of many deals in parallel (``batch``)."""
 
 from bazarsim.dd.solver import (
     Solution,
