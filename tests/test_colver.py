@@ -95,5 +95,7 @@ def test_comparison_tells_the_undertrump_duty_apart(solver):
 
 @pytest.mark.gate
 def test_agrees_with_colver_gate(solver):
-    """240 full deals x 4 suits (960 contracts, 7,680 leads), leaders in turn."""
+    """240 full deals x 4 suits (960 contracts, 7,680 leads), leaders in turn.
+
+    Sample in make test: test_agrees_with_colver_sample"""
     assert disagreements(solver, random_deals(240, 3102)) == []

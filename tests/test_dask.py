@@ -51,7 +51,7 @@ def cluster():
 CHECKS = ("same_dataset_as_in_process_with_any_chunk", "dd_run_is_the_same_dataset",
           "worker_killed_mid_task_loses_nothing", "resumes_from_the_parts_on_disk",
           "cli_on_a_scheduler_with_a_file_url", "workers_write_through_an_fsspec_url",
-          "worker_with_another_version_is_an_error")
+          "worker_with_another_version_is_an_error", "driver_killed_and_restarted_resumes")
 
 
 def test_on_a_local_cluster(tmp_path, cluster):
@@ -213,6 +213,7 @@ def test_engine_options_are_checked():
 @pytest.mark.gate
 @pytest.mark.parametrize("workers", [1, 3])
 def test_local_clusters_of_1_and_3_workers(tmp_path, workers):
+    """Sample in make test: test_on_a_local_cluster (two workers)"""
     kw = {"deals": 40, "seed": 11, "dd": True, "columns": "full"}
     run_simulation(Simulation(**kw), tmp_path / "local")
     for chunk in (1, 13):
@@ -224,19 +225,33 @@ def test_local_clusters_of_1_and_3_workers(tmp_path, workers):
 
 @pytest.mark.gate
 def test_driver_killed_and_restarted_resumes(tmp_path, cluster):
-    """SIGKILL the `bazarsim simulate --scheduler` driver once parts exist; the same
-    command again finishes the dataset, identical to an in-process one."""
+    """SIGKILL the `bazarsim simulate --scheduler` driver of a DD run once parts exist;
+    the same command again finishes the dataset, identical to an in-process one.
+
+    Sample in make test: test_on_a_local_cluster (its driver check, without DD)"""
+    driver_killed_then_resumed(tmp_path, cluster, Simulation(deals=60, seed=5, dd=True,
+                                                             columns="lean"), chunk=4)
+
+
+def check_driver_killed_and_restarted_resumes(tmp_path, _engine, cluster):
+    driver_killed_then_resumed(tmp_path, cluster, Simulation(deals=3000, seed=5,
+                                                             columns="lean"), chunk=200)
+
+
+def driver_killed_then_resumed(tmp_path, cluster, sim: Simulation, chunk: int) -> None:
     out = tmp_path / "d"
-    args = [sys.executable, "-m", "bazarsim", "simulate", "-n", "60", "--seed", "5", "--dd",
-            "--columns", "lean", "--chunk", "4", "--out", str(out), "--scheduler",
+    args = [sys.executable, "-m", "bazarsim", "simulate", "-n", str(sim.deals), "--seed",
+            str(sim.seed), *(["--dd"] if sim.dd else []), "--columns", sim.columns,
+            "--chunk", str(chunk), "--out", str(out), "--scheduler",
             cluster.scheduler_address, "-q"]
+    tasks = -(-sim.deals // chunk)
     # the driver SIGKILLs itself once 3 parts are written (engine/faults.py), not a clock
     p = subprocess.run(args, cwd=ROOT, capture_output=True,
                        env=dict(os.environ, **{KILL_AFTER_PARTS: "3"}))
     assert p.returncode == -signal.SIGKILL
-    assert 3 <= len(existing_parts(out)) < 15
+    assert 3 <= len(existing_parts(out)) < tasks
     done = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
-    run_simulation(Simulation(deals=60, seed=5, dd=True, columns="lean"), tmp_path / "local")
+    run_simulation(sim, tmp_path / "local")
     assert_same_dataset(tmp_path / "local", out)
-    assert_clean(out, 0, 60)
+    assert_clean(out, 0, sim.deals)

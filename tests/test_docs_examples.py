@@ -191,6 +191,9 @@ def test_every_console_example_runs_and_prints_what_it_shows(tmp_path, monkeypat
 
 @pytest.mark.gate
 def test_every_console_example_runs_cluster_ones_too(tmp_path, monkeypatch):
+    """With the examples that start a Dask cluster.
+
+    Sample in make test: test_every_console_example_runs_and_prints_what_it_shows"""
     skipped = run_examples(tmp_path, monkeypatch, with_cluster=True)
     assert len(skipped) <= 4, skipped
 

@@ -87,7 +87,9 @@ def test_hands_match_reference(name, opts):
 @pytest.mark.gate
 @pytest.mark.parametrize("name,opts", VARIANTS)
 def test_hands_match_reference_100k(name, opts):
-    """The acceptance gate: 100,000 random hands per contract kind and ruleset."""
+    """The acceptance gate: 100,000 random hands per contract kind and ruleset.
+
+    Sample in make test: test_hands_match_reference"""
     rs = get_ruleset(name, **opts)
     hands = np.concatenate([random_hands(90_000, 21), rich_hands(10_000, 22)])
     for kind in rs.kinds:

@@ -118,6 +118,7 @@ def test_uniform_card_by_seat_and_pairs():
 
 @pytest.mark.gate
 def test_uniform_ten_million():
+    """Sample in make test: test_uniform_card_by_seat_and_pairs"""
     _uniformity(10_000_000, 12)
 
 

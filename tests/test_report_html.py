@@ -257,8 +257,20 @@ def checker_fails_on_broken_pages(good, browser, tmp_path):
 
 @pytest.mark.gate
 def test_convention_page(dd_dataset, browser, tmp_path):
+    """Every built-in count beside a formula.
+
+    Sample in make test: test_convention_page_one_count"""
+    check_convention_page(dd_dataset, browser, tmp_path, ["--compare"])
+
+
+def test_convention_page_one_count(dd_dataset, browser, tmp_path):
+    """One formula: the page's tables equal the command's JSON, checked in Chromium."""
+    check_convention_page(dd_dataset, browser, tmp_path, ["--formula", "points + 10*trumps"])
+
+
+def check_convention_page(dd_dataset, browser, tmp_path, counts: list[str]) -> None:
     out = tmp_path / "convention.html"
-    argv = ["study", "convention", str(dd_dataset), "--kind", "H", "--compare"]
+    argv = ["study", "convention", str(dd_dataset), "--kinds", "H", *counts]
     r = run(*argv, "--html", str(out))
     assert r.exit_code == 0, r.output
     info = browser.check(out)
@@ -271,10 +283,21 @@ def test_convention_page(dd_dataset, browser, tmp_path):
 
 
 @pytest.mark.gate
-@pytest.mark.parametrize("name", ["bazar-blot", "belote-fr", "bela-hr"])
+@pytest.mark.parametrize("name", ["bazar-blot", "belote-fr"])
 def test_other_rulesets_pages(name, browser, tmp_path):
     """Rulesets without VK, without levels (belote-fr, bela-hr: the contract is the bid)
-    and with bid-time cards (the curves then use the points seen when bidding)."""
+    and with bid-time cards (the curves then use the points seen when bidding).
+
+    Sample in make test: test_bela_hr_page"""
+    check_ruleset_page(name, browser, tmp_path)
+
+
+def test_bela_hr_page(browser, tmp_path):
+    """bela-hr: no VK, no levels, 6 cards seen at bid time."""
+    check_ruleset_page("bela-hr", browser, tmp_path)
+
+
+def check_ruleset_page(name: str, browser, tmp_path) -> None:
     data = tmp_path / name
     run_simulation(
         Simulation(deals=120, seed=2, ruleset=get_ruleset(name), kinds=(1, 0), columns="lean",
