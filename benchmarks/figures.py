@@ -20,7 +20,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 REPORT = ROOT / "reports" / "benchmarks.json"
-MARK = re.compile(r"<!--fig:(?P<id>[\w.-]+)-->(?P<text>.*?)<!--/fig-->", re.S)
+MARK = re.compile(r"<!--fig:(?P<id>[\w.:() -]+?)-->(?P<text>.*?)<!--/fig-->", re.S)
 
 
 @dataclass(frozen=True)
@@ -63,9 +63,16 @@ FIGURES: dict[str, Figure] = {
                                lambda v: f"{v:.0f}"),
     "report-1m-s": Figure("report", "bazarsim report, 1,000,000 DD deals", lambda v: f"{v:.1f}"),
     "report-1m-mb": Figure("report", "page size", lambda v: f"{v:.1f}"),
+    "compile-all-s": Figure("compile", "bazarsim compile: every family", lambda v: f"{v:.0f}"),
+    "colver-speedup-deal": Figure("solver vs colver", "speed-up, the deal's value (total time)",
+                                  lambda v: f"{v:.0f}"),
+    "colver-speedup-leads": Figure("solver vs colver",
+                                   "speed-up, every lead's value (total time)",
+                                   lambda v: f"{v:.0f}"),
 }
 # The date each group was measured, for "(make bench, DATE)": ``date:GROUP-ID``.
-DATES = {"date:dd": PIPELINE, "date:analyze": ANALYZE, "date:dask": (DASK, "simulate --dd "
+DATES = {"date:dd": PIPELINE, "date:solver": ("solver", "ablation: all on"),
+         "date:compile": ("compile", "bazarsim compile: every family"), "date:analyze": ANALYZE, "date:dask": (DASK, "simulate --dd "
          "in-process"), "date:out-of-core": FREQ_100M,
          "date:report": ("report", "bazarsim report, 1,000,000 DD deals")}
 
@@ -75,8 +82,27 @@ def load(path: Path = REPORT) -> dict[tuple[str, str], dict]:
     return {(r["group"], r["name"]): r for r in json.loads(path.read_text())["results"]}
 
 
+# ``abl:NAME:nodes`` / ``abl:NAME:time``: the solver's ablation (``make bench``, group
+# "solver"): nodes or time a solve with the enhancement NAME switched off, against all on.
+ABLATION = re.compile(r"^abl:(?P<name>[\w ()-]+):(?P<what>nodes|time)$")
+ABLATION_NODES = re.compile(r"([\d.]+) nodes/solve")
+
+
+def _ablation(fig_id: str, rows: dict) -> str:
+    m = ABLATION.match(fig_id)
+    label = m["name"] if " " in m["name"] else f"without {m['name']}"
+    off = _row(rows, ("solver", f"ablation: {label}"), fig_id)
+    on = _row(rows, ("solver", "ablation: all on"), fig_id)
+    if m["what"] == "time":
+        return f"{off['value'] / on['value']:.2f}"
+    nodes = [float(ABLATION_NODES.search(r["note"]).group(1)) for r in (off, on)]
+    return f"{nodes[0] / nodes[1]:.2f}"
+
+
 def render(fig_id: str, rows: dict[tuple[str, str], dict]) -> str:
     """The text of one figure from the report's rows."""
+    if ABLATION.match(fig_id):
+        return _ablation(fig_id, rows)
     if fig_id in DATES:
         return _date(_row(rows, DATES[fig_id], fig_id))
     if fig_id not in FIGURES:
