@@ -71,10 +71,15 @@ FIGURES: dict[str, Figure] = {
                                    lambda v: f"{v:.0f}"),
 }
 # The date each group was measured, for "(make bench, DATE)": ``date:GROUP-ID``.
-DATES = {"date:dd": PIPELINE, "date:solver": ("solver", "ablation: all on"),
-         "date:compile": ("compile", "bazarsim compile: every family"), "date:analyze": ANALYZE, "date:dask": (DASK, "simulate --dd "
-         "in-process"), "date:out-of-core": FREQ_100M,
-         "date:report": ("report", "bazarsim report, 1,000,000 DD deals")}
+DATES = {
+    "date:dd": PIPELINE,
+    "date:solver": ("solver", "ablation: all on"),
+    "date:compile": ("compile", "bazarsim compile: every family"),
+    "date:analyze": ANALYZE,
+    "date:dask": (DASK, "simulate --dd in-process"),
+    "date:out-of-core": FREQ_100M,
+    "date:report": ("report", "bazarsim report, 1,000,000 DD deals"),
+}
 
 
 def load(path: Path = REPORT) -> dict[tuple[str, str], dict]:
