@@ -72,7 +72,7 @@ def open_bid_study(out: str | Path, kind: str | None, level: int | None = None,
     checked and its columns read)."""
     if not kind:
         kinds = " ".join(read_manifest(out).get("kinds", []))
-        raise BazarsimError(f"give the bid's --kind (simulated in {out}: {kinds})")
+        raise BazarsimError(f"give the bid's --kinds (simulated in {out}: {kinds})")
     study = open_study(out, by=by, kinds=[kind], seats=seats, contra=contra)
     rs = study.ruleset
     if has_levels(rs):

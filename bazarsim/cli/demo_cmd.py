@@ -112,4 +112,4 @@ def _dd_part(deals: int, seed: int, out: Path, quiet: bool) -> None:
                  title="Declarer's hand: how often 8, 9, 10 hearts make (double dummy, all four "
                  "seats as declarer)")
     typer.echo(f"Full bid table: bazarsim table bids {out} --by 'points=0..29,30..49,50..' "
-               f"--kind H\nWhich pays more: bazarsim table compare {out} 8H 9H --by trumps")
+               f"--kinds H\nWhich pays more: bazarsim table compare {out} 8H 9H --by trumps")

@@ -169,7 +169,7 @@ def _table_argv(directory: str, by: list[str], kinds: list[str], levels: list[in
     argv = ["bazarsim", "table", "bids", directory]
     for b in by:
         argv += ["--by", b]
-    argv += ["--kind", ",".join(kinds)]
+    argv += ["--kinds", ",".join(kinds)]
     if levels:
         argv += ["--levels", _levels_text(levels)]
     if contra != "none":
@@ -265,7 +265,7 @@ def _resolve(directory, manifest, rs, by, kinds, levels, heat_bid, heat, classes
     kinds = [KIND_NAMES[parse_kind(k)] for k in kinds] if kinds else list(kinds_all)
     for k in kinds:
         if k not in kinds_all:
-            raise BazarsimError(f"--kind {k}: not simulated in {directory} (it has "
+            raise BazarsimError(f"--kinds {k}: not simulated in {directory} (it has "
                                 f"{' '.join(kinds_all)})", k)
     if rs.scoring.scheme in ("bazar", "bazar-blot") and levels is None:
         low = rs.auction.min_level
@@ -432,7 +432,7 @@ def _totals(page: Page, directory: str, bids: list[str], contra: str):
         "One panel per bid: the side's total in bins of 10 points.")
     page.table("totals", "Declaring side's totals", TOTAL_COLUMNS, rows)
     page.paragraph("A bid's made and failed rows add up to its n and made in "
-                   f"bazarsim table bids {directory} --kind ... --levels ... .", "note")
+                   f"bazarsim table bids {directory} --kinds ... --levels ... .", "note")
 
 
 # --------------------------------------------------------------------------- one hand
