@@ -206,6 +206,16 @@ def test_belote_style_games_go_up_and_passed_players_are_out():
         a.call("P")
     assert a.contract.contra == 2
     assert run_auction("P P P P", "N", "belote-fr").redeal
+    # a redouble closes the naming of games (003 is silent): an option
+    with pytest.raises(AuctionError, match="no games after a redouble"):
+        run_auction("H X XX BK", "N", "belote-fr")
+    rs = get_ruleset("belote-fr", **{"auction.belote_games_after_redouble": True})
+    a = run_auction("H X XX BK P P P", "N", rs)  # N had not spoken: names BK
+    c = a.contract
+    assert (c.kind, c.declarer, c.contra) == (4, 0, 0)
+    assert run_auction("H X XX P VK P P P", "N", rs).contract.declarer == 1  # E raises
+    with pytest.raises(AuctionError, match="S passed, doubled or redoubled"):
+        run_auction("H X XX P P VK", "N", rs)  # S doubled: no game any more
 
 
 def test_legal_calls_are_exactly_the_accepted_ones():
@@ -432,6 +442,7 @@ _GAME_VARIANTS = [
     ("belote-fr", {"auction.belote_game_order": "suit<VK<BK"}),
     ("belote-fr", {"auction.contra": False}),
     ("bela-hr", {}),
+    ("belote-fr", {"auction.belote_games_after_redouble": True}),
 ]
 
 # every call of a game auction: pass, contra, recontra, the six games (no level)
@@ -443,8 +454,8 @@ def _game_rules(rs):
         "kinds": set(rs.kinds),
         "contra": rs.auction.contra,
         "order": rs.auction.belote_game_order,
-        # 003 does not say; the project's choice (bazar's "after recontra no more calls")
-        "no_game_after_redouble": True,
+        # 003 does not say: an option (default: a redouble closes the naming of games)
+        "no_game_after_redouble": not rs.auction.belote_games_after_redouble,
     }
 
 
@@ -514,8 +525,11 @@ def test_random_game_auctions_match_naive_judge(variant):
     assert "over" in seen
     if _GAME_VARIANTS[variant][0] == "belote-fr":
         assert {"redeal", ("contract", 0), "spoke_out", "not_higher"} <= seen
-        if _GAME_VARIANTS[variant][1].get("auction.contra", True):
-            assert {("contract", 1), ("contract", 2), "after_redouble"} <= seen
+        opts = _GAME_VARIANTS[variant][1]
+        if opts.get("auction.contra", True):
+            assert {("contract", 1), ("contract", 2)} <= seen
+            redouble_closes = not opts.get("auction.belote_games_after_redouble", False)
+            assert ("after_redouble" in seen) == redouble_closes
     else:
         assert {"dealer_must_name", "suit_only", "kind"} <= seen
 
