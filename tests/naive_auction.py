@@ -1,4 +1,5 @@
-"""A slow, stateless judge of bazar auctions, written from RULES.md section 5.
+"""Slow, stateless judges of the three auction styles: bazar (RULES.md section 5), belote
+(seed 003, RULES.md section 6) and bela (seed 004, RULES.md section 6).
 
 It re-reads the whole history for every call instead of keeping state, and works on
 plain tuples, so it shares no code with :mod:`bazarsim.rules.auction`. Calls are tuples:
@@ -136,3 +137,123 @@ def final(history, dealer, rules):
     tail = [c[0] for c in history[i:]]
     contra = 2 if "XX" in tail else 1 if "X" in tail else 0
     return (b[1], b[2], seat, contra, b[3])
+
+
+# --------------------------------------------------------------------------- belote (003)
+# Written from seed 003 section 4 and RULES.md section 6 (belote-fr): the player to the
+# dealer's left speaks first, then each in turn; a call is a game (a suit, BK or VK, no
+# level), pass, double (of the opponents' game) or redouble (of a double of one's own
+# side's game); a player who has not yet passed, doubled or redoubled may name a game
+# higher than the last one; the game is the last one named. The sources do not say how the
+# auction ends: here, like every auction of the project, four opening passes redeal and
+# three passes in a row after the last game, double or redouble end it. ``rules`` (a dict):
+# kinds, contra, order ("suit<BK<VK" or "suit<VK<BK": games from the lowest; the four suits
+# rank alike), no_game_after_redouble (the project's choice; 003 is silent).
+#
+# A verdict is the *set* of every rule a call breaks (empty: legal), so that it need not
+# agree with the machine on which of two broken rules to name first.
+
+
+def _game_rank(kind, order):
+    name = "BK" if kind == 4 else "VK" if kind == 5 else "suit"
+    return order.split("<").index(name)
+
+
+def belote_outcome(history, dealer):
+    """A legal belote history: 'open', 'redeal' or (0, kind, seat, contra level, False)."""
+    games = [(i, c) for i, c in enumerate(history) if c[0] == "B"]
+    if not games:
+        # only passes can precede the first game (a double needs a game)
+        return "redeal" if len(history) >= 4 else "open"
+    trailing = 0
+    for c in reversed(history):
+        if c[0] != "P":
+            break
+        trailing += 1
+    if trailing < 3:
+        return "open"
+    i, game = games[-1]
+    after = [c[0] for c in history[i + 1 :]]
+    contra = 2 if "XX" in after else 1 if "X" in after else 0
+    return (0, game[2], _seat(dealer, i), contra, False)
+
+
+def belote_violations(prior, call, dealer, rules):
+    """Every rule that ``call``, made after the legal history ``prior``, breaks."""
+    if belote_outcome(prior, dealer) != "open":
+        return {"over"}
+    seat = _seat(dealer, len(prior))
+    games = [(i, _seat(dealer, i), c) for i, c in enumerate(prior) if c[0] == "B"]
+    last = games[-1] if games else None
+    after = [c[0] for c in prior[last[0] + 1 :]] if last else []
+    broken = set()
+    if call[0] == "P":
+        return broken
+    if call[0] in ("X", "XX") and not rules["contra"]:
+        broken.add("no_contra_rule")
+    if call[0] == "X":
+        if last is None:
+            broken.add("nothing_to_contra")
+        else:
+            if "X" in after:
+                broken.add("already_contra")
+            if last[1] % 2 == seat % 2:
+                broken.add("contra_own_side")
+        return broken
+    if call[0] == "XX":
+        if last is None or "X" not in after:
+            broken.add("recontra_no_contra")
+        else:
+            if "XX" in after:
+                broken.add("already_recontra")
+            if last[1] % 2 != seat % 2:
+                broken.add("recontra_wrong_side")
+        return broken
+    _, level, kind, capot = call
+    if kind not in rules["kinds"]:
+        broken.add("kind")
+    if level or capot:
+        broken.add("game_has_level")
+    mine = [c[0] for j, c in enumerate(prior) if _seat(dealer, j) == seat]
+    if "P" in mine or "X" in mine or "XX" in mine:
+        broken.add("spoke_out")
+    if last is not None:
+        if rules["no_game_after_redouble"] and "XX" in after:
+            broken.add("after_redouble")
+        if kind in rules["kinds"] and _game_rank(kind, rules["order"]) <= _game_rank(
+            last[2][2], rules["order"]
+        ):
+            broken.add("not_higher")
+    return broken
+
+
+# --------------------------------------------------------------------------- bela (004)
+# Written from seed 004 and RULES.md section 6 (bela-hr): starting next to the dealer, each
+# player speaks once, naming a suit or passing; the dealer may not pass; the first suit
+# named is trump; no BK, VK, levels, capot bids, contra or recontra. ``rules``: kinds.
+
+
+def bela_outcome(history, dealer):
+    """A legal bela history: 'open' or (0, suit, seat, 0, False)."""
+    for i, c in enumerate(history):
+        if c[0] == "B":
+            return (0, c[2], _seat(dealer, i), 0, False)
+    return "open"
+
+
+def bela_violations(prior, call, dealer, rules):
+    """Every rule that ``call``, made after the legal history ``prior``, breaks."""
+    if bela_outcome(prior, dealer) != "open" or len(prior) >= 4:
+        return {"over"}
+    seat = _seat(dealer, len(prior))
+    if call[0] in ("X", "XX"):
+        return {"no_contra_rule"}
+    if call[0] == "P":
+        return {"dealer_must_name"} if seat == dealer else set()
+    _, level, kind, capot = call
+    broken = set()
+    if kind not in rules["kinds"]:
+        broken.add("kind")
+    if level or capot:
+        broken.add("suit_only")
+    return broken

@@ -1,4 +1,5 @@
-"""Auction state machine: worked examples, and random sequences against a naive judge."""
+"""Auction state machine: worked examples, and random sequences of every style (bazar,
+belote, bela) against the naive judges."""
 
 from __future__ import annotations
 
@@ -205,6 +206,16 @@ def test_belote_style_games_go_up_and_passed_players_are_out():
         a.call("P")
     assert a.contract.contra == 2
     assert run_auction("P P P P", "N", "belote-fr").redeal
+    # a redouble closes the naming of games (003 is silent): an option
+    with pytest.raises(AuctionError, match="no games after a redouble"):
+        run_auction("H X XX BK", "N", "belote-fr")
+    rs = get_ruleset("belote-fr", **{"auction.belote_games_after_redouble": True})
+    a = run_auction("H X XX BK P P P", "N", rs)  # N had not spoken: names BK
+    c = a.contract
+    assert (c.kind, c.declarer, c.contra) == (4, 0, 0)
+    assert run_auction("H X XX P VK P P P", "N", rs).contract.declarer == 1  # E raises
+    with pytest.raises(AuctionError, match="S passed, doubled or redoubled"):
+        run_auction("H X XX P P VK", "N", rs)  # S doubled: no game any more
 
 
 def test_legal_calls_are_exactly_the_accepted_ones():
@@ -412,3 +423,119 @@ def test_auction_accepts_names():
     assert a.to_speak == 0 and a.ruleset.name == "bazar-blot"
     with pytest.raises(AuctionError, match="bad dealer"):
         Auction(dealer=7)
+
+
+# ------------------------------------------------------------------ belote and bela styles
+
+REASON_TEXT.update(
+    {
+        "game_has_level": "without level or capot",
+        "spoke_out": "may not name a game",
+        "after_redouble": "no games after a redouble",
+        "not_higher": "must rank above",
+        "suit_only": "names a suit only",
+    }
+)
+
+_GAME_VARIANTS = [
+    ("belote-fr", {}),
+    ("belote-fr", {"auction.belote_game_order": "suit<VK<BK"}),
+    ("belote-fr", {"auction.contra": False}),
+    ("bela-hr", {}),
+    ("belote-fr", {"auction.belote_games_after_redouble": True}),
+]
+
+# every call of a game auction: pass, contra, recontra, the six games (no level)
+_GAME_CALLS = [Call(PASS), Call(CONTRA), Call(RECONTRA)] + [Call(BID, 0, k) for k in range(6)]
+
+
+def _game_rules(rs):
+    return {
+        "kinds": set(rs.kinds),
+        "contra": rs.auction.contra,
+        "order": rs.auction.belote_game_order,
+        # 003 does not say: an option (default: a redouble closes the naming of games)
+        "no_game_after_redouble": not rs.auction.belote_games_after_redouble,
+    }
+
+
+def _odd_game_call(rng) -> Call:
+    """Any call, often malformed for a game auction (a level, a capot flag)."""
+    if rng.random() < 0.5:
+        return rng.choice(_GAME_CALLS)
+    return Call(BID, rng.choice([0, 8, 9]), rng.randint(0, 5), rng.random() < 0.3)
+
+
+def _check_game_auctions(variant, n_auctions, seed):
+    name, opts = _GAME_VARIANTS[variant]
+    rs = get_ruleset(name, **opts)
+    rules = _game_rules(rs)
+    belote = rs.auction.style == "belote"
+    judge = naive.belote_violations if belote else naive.bela_violations
+    outcome_of = naive.belote_outcome if belote else naive.bela_outcome
+    rng = random.Random(seed)
+    seen = set()
+    for _ in range(n_auctions):
+        dealer = rng.randint(0, 3)
+        a = Auction(dealer=dealer, ruleset=rs)
+        seq = []
+        for _ in range(40):
+            legal = [c for c in _GAME_CALLS if not judge(seq, _to_naive(c), dealer, rules)]
+            assert sorted(map(str, a.legal_calls())) == sorted(map(str, legal)), seq
+            r = rng.random()
+            if r < 0.25 or not legal:
+                c = _odd_game_call(rng)
+            elif r < 0.55:
+                c = Call(PASS)  # often, so auctions end (bela: the dealer may not pass)
+            else:
+                c = rng.choice(legal)
+            broken = judge(seq, _to_naive(c), dealer, rules)
+            reason = a.why_illegal(c)
+            if broken:
+                assert reason is not None, f"accepted {c} after {seq}: breaks {broken}"
+                assert any(REASON_TEXT[b] in reason for b in broken), (seq, c, broken, reason)
+                with pytest.raises(AuctionError, match=f"call {len(seq) + 1} "):
+                    a.call(c)
+                assert len(a.history) == len(seq)  # a refused call changes nothing
+                seen.update(broken)
+                if "over" in broken:
+                    break
+                continue
+            assert reason is None, f"refused {c} after {seq}: {reason}"
+            a.call(c)
+            seq.append(_to_naive(c))
+        outcome = outcome_of(seq, dealer)
+        seen.add(outcome if isinstance(outcome, str) else ("contract", outcome[3]))
+        if outcome == "open":
+            assert not a.finished, seq
+        elif outcome == "redeal":
+            assert a.finished and a.redeal and a.contract is None, seq
+        else:
+            c = a.contract
+            assert a.finished and not a.redeal, seq
+            assert (c.level, c.kind, c.declarer, c.contra, c.capot) == outcome, seq
+    return seen
+
+
+@pytest.mark.parametrize("variant", range(len(_GAME_VARIANTS)))
+def test_random_game_auctions_match_naive_judge(variant):
+    """500 random belote / bela auctions per variant: the legal calls, every verdict on
+    legal and illegal calls, and the contract or redeal, against the naive judges."""
+    seen = _check_game_auctions(variant, 500, variant)
+    assert "over" in seen
+    if _GAME_VARIANTS[variant][0] == "belote-fr":
+        assert {"redeal", ("contract", 0), "spoke_out", "not_higher"} <= seen
+        opts = _GAME_VARIANTS[variant][1]
+        if opts.get("auction.contra", True):
+            assert {("contract", 1), ("contract", 2)} <= seen
+            redouble_closes = not opts.get("auction.belote_games_after_redouble", False)
+            assert ("after_redouble" in seen) == redouble_closes
+    else:
+        assert {"dealer_must_name", "suit_only", "kind"} <= seen
+
+
+@pytest.mark.gate
+@pytest.mark.parametrize("variant", range(len(_GAME_VARIANTS)))
+def test_random_game_auctions_match_naive_judge_gate(variant):
+    """20,000 random belote / bela auctions per variant."""
+    _check_game_auctions(variant, 20_000, 1000 + variant)

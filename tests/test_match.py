@@ -10,10 +10,13 @@ from bazarsim.core.contracts import Contract
 from bazarsim.core.errors import BazarsimError
 from bazarsim.rules.match import Match
 from bazarsim.rules.rulesets import get_ruleset
-from bazarsim.rules.scoring import DealOutcome
+from bazarsim.rules.scoring import DealOutcome, DealScore, score_deal
+
+from . import naive_match
 
 N, E, S, W = range(4)
 H = 1
+BK = 4
 
 
 def outcome(rs, points_ns, tricks_ns, decl=(0, 0), bela=(0, 0), kind=H):
@@ -150,3 +153,127 @@ def test_eight_of_a_suit_side_from_a_deal():
     assert eight_of_a_suit_side(d) is None
     d = parse_deal("N:AKQJ.AKQJ.-.- -.-.AKQJT987.- T987.T987.-.- -.-.-.AKQJT987")
     assert eight_of_a_suit_side(d) == 1  # East holds every diamond (West every club)
+
+
+# ------------------------------------------------------------------ against the referee
+
+_MATCH_VARIANTS = [
+    ("bazar", {}),
+    ("bazar", {"scoring.unit": "big"}),
+    ("bazar-blot", {}),
+    ("bazar-blot", {"scoring.failed_bidders_cannot_win": False}),
+    ("bazar-blot", {"scoring.capot_ends_match_only_if_bid_contra_made": False}),
+    ("bazar-blot", {
+        "scoring.reverse_capot_loses_match": False, "scoring.bela_on_failure": "holder",
+    }),
+    ("belote-fr", {}),
+    ("belote-fr", {"scoring.made_with_contra": "all_to_bidders"}),
+    ("bela-hr", {}),
+]
+
+
+def _naive_match_rules(rs, target):
+    sr = rs.scoring
+    return {
+        "target": target,
+        "failed_cannot_win": sr.failed_bidders_cannot_win,
+        "capot_needs_bid_contra_made": sr.capot_ends_match_only_if_bid_contra_made,
+        "reverse_capot_loses": sr.reverse_capot_loses_match,
+        "eight_wins": sr.eight_of_a_suit_wins_match,
+    }
+
+
+def _random_deal(rs, rng, target, sheet):
+    """A deal score: scored from a random outcome (half the time) or made up outright
+    (scores near the target, failed bidders with points, ties after ties, capots, and
+    deals that bring the two totals level: ``sheet`` is the referee's (ns, ew, pot))."""
+    if rng.random() < 0.4:
+        kind = rng.choice(rs.kinds)
+        total = rs.deal_total[kind]
+        tricks = rng.choice([0, 8] + [rng.randint(1, 7)] * 30)
+        p = 0 if tricks == 0 else total if tricks == 8 else rng.randint(5, total - 5)
+        if rs.name == "belote-fr" and 0 < tricks < 8 and rng.random() < 0.2:
+            p = total // 2  # equal card points: a belote tie if declarations are level too
+        bazar = rs.auction.style == "bazar"
+        level = rng.randint(8, 16) if bazar else 0
+        capot = bazar and rs.auction.capot_bids and rng.random() < 0.2
+        contra = rng.choice([0] * 8 + [1, 2]) if rs.auction.contra else 0
+        decl = (rng.choice([0, 0, 20, 50, 100]), rng.choice([0, 0, 20, 50]))
+        bela = (0, 0) if kind == BK else (rng.choice([0, 0, 20]), rng.choice([0, 0, 20]))
+        contract = Contract(level, kind, rng.randint(0, 3), contra, capot)
+        outcome = DealOutcome((p, total - p), (tricks, 8 - tricks), decl, bela)
+        deal = score_deal(contract, outcome, rs)
+    else:
+        contract = Contract(8, H, rng.randint(0, 3), rng.choice([0, 0, 1, 2]), rng.random() < 0.3)
+        made = rng.random() < 0.6
+        tie = rng.random() < 0.1
+        step = max(2, target // 8)
+        scores = [rng.randint(0, step), rng.randint(0, step)]
+        ns, ew, _ = sheet
+        if rng.random() < 0.15 and not tie:  # both totals level (at the target, often)
+            high = max(ns, ew, target - rng.randint(0, 1)) + rng.randint(0, 2)
+            scores = [high - ns, high - ew]
+        capot_side = rng.choice([-1] * 12 + [0, 1])
+        carry = rng.randint(0, step) if tie else 0
+        deal = DealScore(contract, made and not tie, 0, 0, 0, tuple(scores), capot_side, tie, carry)
+    eight = rng.choice([0, 1]) if rng.random() < 0.01 else None
+    return deal, eight
+
+
+def _as_naive_deal(deal, eight):
+    return {
+        "ns": deal.scores[0],
+        "ew": deal.scores[1],
+        "bidders": deal.contract.declarer % 2,
+        "made": deal.made,
+        "all_tricks": None if deal.capot_side < 0 else deal.capot_side,
+        "capot_bid": deal.contract.capot,
+        "contra": deal.contract.contra,
+        "tie": deal.tie,
+        "carried": deal.carry,
+        "eight": eight,
+    }
+
+
+_WHY = {"eight": "eight cards of one suit", "reverse capot": "reverse capot", "target": "reached"}
+
+
+def _check_random_matches(variant, n_matches, seed):
+    name, opts = _MATCH_VARIANTS[variant]
+    rs = get_ruleset(name, **opts)
+    rng = random.Random(seed)
+    ends = set()
+    for _ in range(n_matches):
+        target = rng.choice(rs.scoring.targets or (rs.scoring.target,))
+        rules = _naive_match_rules(rs, target)
+        deals, plain = [], []
+        for _ in range(80):
+            deals.append(_random_deal(rs, rng, target, naive_match.sheet(plain)))
+            plain.append(_as_naive_deal(*deals[-1]))
+        winner, played, why, sheets = naive_match.play(plain, rules)
+        m = Match(rs, target=target)
+        for n, (deal, eight) in enumerate(deals, 1):
+            got = m.record(deal, eight)
+            assert (m.totals[0], m.totals[1], m.carry) == sheets[n - 1], (n, plain[:n])
+            if n == played:
+                break
+            assert got is None and not m.over, (n, m.reason, plain[:n])
+        assert m.winner == winner, (m.reason, winner, why, plain[:played])
+        if winner is not None:
+            assert _WHY[why] in m.reason
+            ends.add(why)
+    return ends
+
+
+@pytest.mark.parametrize("variant", range(len(_MATCH_VARIANTS)))
+def test_random_matches_match_the_referee(variant):
+    """200 random matches per variant (every deal's totals, the end and its winner)."""
+    ends = _check_random_matches(variant, 200, variant)
+    assert "target" in ends
+
+
+@pytest.mark.gate
+@pytest.mark.parametrize("variant", range(len(_MATCH_VARIANTS)))
+def test_random_matches_match_the_referee_gate(variant):
+    """5,000 random matches per variant."""
+    _check_random_matches(variant, 5_000, 1000 + variant)

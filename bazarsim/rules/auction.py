@@ -6,7 +6,8 @@ Three auction styles are data of the ruleset (``ruleset.auction.style``):
   capot bids, contra and recontra, the last word after three passes, redeal after four
   opening passes.
 * ``belote`` (003): name a game (a suit, BK or VK) higher than the last one, double,
-  redouble; a player who passed, doubled or redoubled may not name a game any more.
+  redouble; a player who passed, doubled or redoubled may not name a game any more; after
+  a redouble no game may be named (option ``belote_games_after_redouble``).
 * ``bela`` (004): each player speaks once, the first named suit is trump, the dealer may
   not pass.
 
@@ -275,7 +276,7 @@ class Auction:
             return msg
         if call.level or call.capot:
             return "a belote game is named without level or capot: e.g. H, BK, VK"
-        if self.contra == 2:
+        if self.contra == 2 and not self.ruleset.auction.belote_games_after_redouble:
             return "no games after a redouble"
         if seat in self.out:
             return f"{SEATS[seat]} passed, doubled or redoubled before and may not name a game"

@@ -170,6 +170,14 @@ class AuctionRules:
         ("suit<BK<VK", "suit<VK<BK"),
         ambiguous=True,
     )
+    belote_games_after_redouble: bool = opt(
+        False,
+        "belote auction: after a redouble a player who has not passed, doubled or "
+        "redoubled may still name a higher game (true: 003 read literally, 'a player who "
+        "has not said pass, double or redouble may name a higher game'; false: a redouble "
+        "closes the naming of games, as recontra does in bazar; 003 is silent)",
+        ambiguous=True,
+    )
 
 
 @dataclass(frozen=True)
