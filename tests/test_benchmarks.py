@@ -10,6 +10,7 @@ from bazarsim.evaluate.hands import evaluate_hands
 from bazarsim.rules.compiled import compiled_rules
 from bazarsim.rules.rulesets import RULESETS
 from benchmarks.bench_eval import numpy_points_and_declarations
+from benchmarks.bench_outofcore import scrambled_order
 from benchmarks.common import check_how, numba_threads, row, thread_counts
 from benchmarks.run import to_markdown
 
@@ -90,3 +91,46 @@ def test_numba_threads_refuses_a_count_it_cannot_set():
     with pytest.raises(ValueError, match="cannot run"), numba_threads(too_many):
         pass
     assert thread_counts((1, too_many, 1)) == [1]
+
+
+@pytest.mark.parametrize("rows,tile", [(1000, 64), (4096, 512), (777, 100)])
+def test_scrambled_order_is_a_permutation_of_the_tiled_rows(rows, tile):
+    """The bids dataset's rows: every real row as often as plain tiling gives it, but in
+    a random order (no run of the tile repeated)."""
+    order = scrambled_order(rows, tile)
+    tiled = np.arange(rows) % tile
+    assert np.array_equal(np.sort(order), np.sort(tiled))
+    assert order.min() >= 0 and order.max() < tile
+    # not tiling: far fewer consecutive pairs follow the tiled order (i, i + 1)
+    in_order = np.mean((order[1:] - order[:-1]) % tile == 1)
+    assert in_order < 0.1
+    assert np.array_equal(order, scrambled_order(rows, tile))  # reproducible
+
+
+def test_copied_rows_are_real_rows_permuted(tmp_path, monkeypatch):
+    """copied_dd_dataset on a stand-in source: the copy's rows (index aside) are the
+    source's rows, each as often as tiling would give, and its index runs 0..rows-1."""
+    import pyarrow.parquet as pq
+
+    from bazarsim.engine.run import run_simulation
+    from bazarsim.engine.simulation import Simulation
+    from bazarsim.store.parts import part_files
+    from benchmarks import bench_outofcore as ooc
+
+    src = tmp_path / "src"
+    run_simulation(Simulation(deals=40, seed=3, columns="lean", kinds=(1,), chunk=40,
+                              writers=1), src)
+    monkeypatch.setattr(ooc, "CACHE", tmp_path)
+    monkeypatch.setattr(ooc, "PART", 64)
+    monkeypatch.setattr(ooc, "dd_source", lambda tile: src)
+    out = ooc.copied_dd_dataset(150, 40)
+    copy = pq.read_table(part_files(out)).sort_by("index")
+    base = pq.read_table(part_files(src)).sort_by("index")
+    assert copy.column("index").to_pylist() == list(range(150))
+    keep = [c for c in base.column_names if c != "index"]
+    got = sorted(map(tuple, zip(*(copy.column(c).to_pylist() for c in keep), strict=True)))
+    rows = list(zip(*(base.column(c).to_pylist() for c in keep), strict=True))
+    want = sorted(rows[i] for i in np.arange(150) % 40)
+    assert got == want
+    tiled = pq.read_table(part_files(ooc.copied_dd_dataset(150, 40, scrambled=False)))
+    assert tiled.sort_by("index").column("N").to_pylist() != copy.column("N").to_pylist()
