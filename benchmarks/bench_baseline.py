@@ -49,6 +49,13 @@ def base_copy() -> Path:
     return _kept_copy(SIDES[0], _base_id(BASE_REV), lambda d: _copy_revision(BASE_REV, d))
 
 
+def work_copy() -> Path:
+    """The kept copy of the working tree's package (``bz_work``)."""
+    from .ab_solver import _copy_work, _kept_copy, _work_id
+
+    return _kept_copy(SIDES[1], _work_id(), _copy_work)
+
+
 def run_child(module: str, *args: str) -> dict:
     """Run ``python -m benchmarks.MODULE ARGS`` from the repository; its last output line
     is the JSON it returns."""
@@ -114,28 +121,36 @@ def _child(home: str, package: str, deals_path: str, passes: int) -> None:
 def _paired_child(homes: list[str], deals_path: str, rounds: int) -> None:
     """DD tables (capot flags, 2 threads) of both sides in one process, a set of deals at
     a time, the two runs of a set back to back and in turn first: the host's slow spells
-    (a shared machine) then fall on both sides of a pair alike. One JSON line: each
-    side's time per run, in the same order."""
+    (a shared machine) then fall on both sides of a pair alike. The control pair, timed
+    the same way on each set: today's code against itself (the copy ``bz_work`` against
+    the working tree's ``bazarsim``, two names for the same code in one process, as the
+    pair above), whose ratio shows the noise of the pair's. One JSON line: each side's
+    time per run, in the same order."""
     mods = []
     for home, package in zip(homes, SIDES, strict=True):
         sys.path.insert(0, home)
         mods.append(importlib.import_module(f"{package}.dd.batch"))
+    mods.append(importlib.import_module("bazarsim.dd.batch"))  # the control: today again
     with np.load(deals_path) as f:
         tables = f["tables"]
     numba.set_num_threads(min(THREADS, numba.config.NUMBA_NUM_THREADS))
     for m in mods:
         m.dd_tables(tables[:1], dealer=0, capot=True)  # load or compile, untimed
     sets = np.array_split(tables, PAIRED_SETS)
-    times: list[list[float]] = [[], []]
+    # (first, second) module of each pair and the keys their times go under
+    pairs = (((0, "base"), (1, "work")), ((2, "control"), (1, "work_control")))
+    times: dict[str, list[float]] = {k: [] for p in pairs for _, k in p}
     for r in range(rounds):
         for i, ds in enumerate(sets):
-            outs = {}
-            for side in ((0, 1) if (r + i) % 2 == 0 else (1, 0)):
-                t0 = time.perf_counter()
-                outs[side] = mods[side].dd_tables(ds, dealer=0, capot=True)
-                times[side].append(time.perf_counter() - t0)
-            check_same_tables(outs[0], outs[1], "paired run")
-    print(json.dumps({"base": times[0], "work": times[1],
+            for j, pair in enumerate(pairs if (r + i) % 2 == 0 else pairs[::-1]):
+                outs = {}
+                for m, key in (pair if (r + i + j) % 2 == 0 else pair[::-1]):
+                    t0 = time.perf_counter()
+                    outs[key] = mods[m].dd_tables(ds, dealer=0, capot=True)
+                    times[key].append(time.perf_counter() - t0)
+                a, b = outs.values()
+                check_same_tables(a, b, "paired run")
+    print(json.dumps({**times, "threads": numba.get_num_threads(),
                       "sizes": [len(ds) for ds in sets] * rounds}))
 
 
@@ -149,10 +164,9 @@ def _run_side(home: Path, package: str, deals_path: Path, passes: int) -> dict:
 def _measure(n_tables: int, n_exact: int, rounds: int, passes: int) -> tuple:
     """Warm-up run per side, then ``rounds`` interleaved rounds (every result kept), then
     the paired run of :func:`_paired_child`."""
-    from .ab_solver import _copy_work, _kept_copy, _work_id
     from .bench_solver import deals
 
-    homes = (base_copy(), _kept_copy(SIDES[1], _work_id(), _copy_work))
+    homes = (base_copy(), work_copy())
     with tempfile.TemporaryDirectory() as tmp:
         tiny, full = Path(tmp) / "tiny.npz", Path(tmp) / "deals.npz"
         np.savez(tiny, tables=deals(1), exact=deals(1))
@@ -214,15 +228,27 @@ def collect(quick: bool, rounds: int | None = None) -> list[dict]:
     # where the host's speed drifts between the rounds above
     tb, tw = np.asarray(paired["base"]), np.asarray(paired["work"])
     n_deals = float(np.sum(paired["sizes"]))
+    n_sets = len(paired["sizes"])
     q1, q2, q3 = np.percentile(tb / tw, [25, 50, 75])
+    paired_how = (f"{n_tables} deals in {PAIRED_SETS} sets, {rounds} "
+                  f"round{'s' * (rounds > 1)}, one process, each set by both sides back to "
+                  f"back; total of {n_sets} set runs a side")
     pair(f"DD tables, 6 kinds, capot flags, {threads} threads, paired", n_deals / tw.sum(),
          n_deals / tb.sum(), "tables/s",
-         f"{n_tables} deals in {PAIRED_SETS} sets, {rounds} round{'s' * (rounds > 1)}, one "
-         f"process, each set by both sides back to back; per set x{q2:.2f} (quartiles "
-         f"x{q1:.2f}-x{q3:.2f}), same values")
+         f"{paired_how}; per set x{q2:.2f} (quartiles x{q1:.2f}-x{q3:.2f}), same values")
+    tc, twc = np.asarray(paired["control"]), np.asarray(paired["work_control"])
+    c1, c2, c3 = np.percentile(tc / twc, [25, 50, 75])
+    rows.append(row(
+        GROUP, f"DD tables, 6 kinds, capot flags, {paired['threads']} threads, paired control "
+        "(today against itself)", c2, "x",
+        f"A against A: today's code under two names in the same process, timed the same "
+        f"paired way on the same sets; median of {n_sets} per-set ratios (quartiles "
+        f"x{c1:.2f}-x{c3:.2f}), totals x{tc.sum() / twc.sum():.2f}; ideally x1.00, the "
+        "noise of the paired ratio above"))
     ok = {k: rate[k][0] >= TARGET_TABLES for k in rate}
     rows.append(row(GROUP, f"target: >= {TARGET_TABLES:.0f} tables/s on {threads} threads",
                     rate["capot"][0], "tables/s",
+                    "from the rows above; "
                     f"{'PASS' if all(ok.values()) else 'FAIL'}: capot flags "
                     f"{_fmt(rate['capot'][0])} ({'pass' if ok['capot'] else 'fail'}), "
                     f"points only {_fmt(rate['points'][0])} "
@@ -241,12 +267,12 @@ def collect(quick: bool, rounds: int | None = None) -> list[dict]:
         for s in ("median", "mean", "p99"):
             pair(f"exact {name} {s}", now[s], old[s], "ms", note)
         pair(f"exact {name} nodes mean", now["nodes"], old["nodes"], "nodes",
-             f"{n_exact} deals, same values")
+             f"mean of {n_exact} deals (exact counts), same values")
         met = {s: now[s] <= lim for s, lim in LIMITS_MS.items()}
         rows.append(row(
             GROUP, f"limits {name}: median <= 0.6, mean <= 1.0, p99 <= 6 ms",
             sum(met.values()), "of 3 met",
-            ("PASS" if all(met.values()) else "FAIL") + ": " + ", ".join(
+            "from the rows above; " + ("PASS" if all(met.values()) else "FAIL") + ": " + ", ".join(
                 f"{s} {now[s]:.3g} {'<=' if met[s] else '>'} {LIMITS_MS[s]:g}"
                 for s in LIMITS_MS)))
     return rows

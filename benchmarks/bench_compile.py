@@ -55,13 +55,14 @@ def collect(quick: bool) -> list[dict]:
         with tempfile.TemporaryDirectory() as cache:
             cold = first_call(family, cache)
             warm = first_call(family, cache)
-        note = f"fresh process, empty Numba cache; cached: {warm['seconds']:.1f} s"
+        note = (f"fresh process, empty Numba cache, one run; cached (one run): "
+                f"{warm['seconds']:.1f} s")
         rows.append(row("compile", f"{family}: first call", cold["seconds"], "s", note))
         rows.append(row("compile", f"{family}: peak memory", cold["peak_mb"], "MB",
-                        f"cached run: {warm['peak_mb']:.0f} MB"))
+                        f"one run; cached run: {warm['peak_mb']:.0f} MB"))
     if not quick:
         with tempfile.TemporaryDirectory() as cache:
             wall = compile_everything(cache)
         rows.append(row("compile", "bazarsim compile: every family", wall, "s",
-                        f"empty cache, {os.cpu_count()} processes at once"))
+                        f"empty cache, {os.cpu_count()} processes at once; one run"))
     return rows

@@ -18,6 +18,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import numba
+
 from bazarsim.engine.dask import DaskEngine, quiet_dask_logs
 from bazarsim.engine.run import run_simulation
 from bazarsim.engine.simulation import Simulation
@@ -78,19 +80,21 @@ def _collect(quick: bool) -> list[dict]:
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     rate = {k: deals / v for k, v in best.items()}
+    local_threads = numba.get_num_threads()  # what the in-process run used
     note = f"{deals} deals, 6 kinds, lean, best of {rounds}"
     return [
         row("dask", "simulate --dd in-process", rate["local"], "deals/s",
-            f"{note}; default chunk; Numba threads on {cores} cores"),
+            f"{note}; default chunk; {local_threads} Numba threads on {cores} cores"),
         row("dask", "simulate --dd --workers 1", rate["dask1"], "deals/s",
-            f"{rate['dask1'] / rate['local']:.2f} x in-process; {deals // chunk} tasks; "
-            "1 worker process, "
+            f"{rate['dask1'] / rate['local']:.2f} x in-process; {note}; {deals // chunk} "
+            "tasks; 1 worker process, "
             f"{cores} Numba threads; cluster up in {started[1]:.1f} s (not timed)"),
         row("dask", "simulate --dd --workers 2", rate["dask2"], "deals/s",
             f"{rate['dask2'] / rate['local']:.2f} x in-process, "
-            f"{rate['dask2'] / rate['dask1']:.2f} x 1 worker; 2 single-threaded worker "
-            f"processes; cluster up in {started[2]:.1f} s (not timed)"),
+            f"{rate['dask2'] / rate['dask1']:.2f} x 1 worker; 2 worker processes of "
+            f"{max(1, cores // 2)} Numba thread{'s' * (cores // 2 > 1)}; {note}; cluster up "
+            f"in {started[2]:.1f} s (not timed)"),
         row("dask", "simulate --dd per core (2 workers)", rate["dask2"] / min(2, cores),
-            "deals/s/core", "N cores on a cluster: about N x this, less the scheduler's "
-            "few ms a task"),
+            "deals/s/core", "from the rows above (--workers 2 / 2); N cores on a cluster: "
+            "about N x this, less the scheduler's few ms a task"),
     ]

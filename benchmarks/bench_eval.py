@@ -14,7 +14,7 @@ from bazarsim.evaluate.hands import (
 from bazarsim.rules.compiled import F_FOUR8_CANCEL, compiled_rules
 from bazarsim.rules.rulesets import get_ruleset
 
-from .common import median_time, numba_threads, row
+from .common import median_of, median_time, numba_threads, row, thread_counts
 
 GROUP = "hand evaluation"
 
@@ -60,23 +60,27 @@ def collect(quick: bool) -> list[dict]:
     rows = []
     rates = {}
     all_threads = numba.config.NUMBA_NUM_THREADS
-    for threads in sorted({1, all_threads}):
+    for threads in thread_counts({1, all_threads}):
         with numba_threads(threads):
             sec = median_time(lambda: points_and_declarations_kernel(hands, kind, t, pts, decl),
                               repeats)
             rates[("lean", threads)] = n / sec
             rows.append(row(GROUP, f"Numba points + declarations, {threads} thread(s)", n / sec,
-                            "hands/s", f"{n:,} hands, median of {repeats}"))
+                            "hands/s", f"{n:,} hands, {median_of(repeats)}"))
             sec = median_time(lambda: evaluate_hands_kernel(hands, kind, t, *full), repeats)
             rates[("full", threads)] = n / sec
             rows.append(row(GROUP, f"Numba all features (9 columns), {threads} thread(s)",
                             n / sec, "hands/s",
-                            "points, trumps, J/9, aces, bela, decl, best, flags"))
-    sec = median_time(lambda: numpy_points_and_declarations(hands, kind, t), max(2, repeats // 2))
+                            "points, trumps, J/9, aces, bela, decl, best, flags; "
+                            f"{median_of(repeats)}"))
+    np_repeats = max(2, repeats // 2)
+    sec = median_time(lambda: numpy_points_and_declarations(hands, kind, t), np_repeats)
     numpy_rate = n / sec
     rows.append(row(GROUP, "NumPy points + declarations (vectorized)", numpy_rate, "hands/s",
-                    "same tables, array operations"))
-    for threads in sorted({1, all_threads}):
+                    f"same tables, array operations, 1 thread; {median_of(np_repeats)}"))
+    for threads in thread_counts({1, all_threads}):
         rows.append(row(GROUP, f"ratio Numba/NumPy, points + declarations, {threads} thread(s)",
-                        rates[("lean", threads)] / numpy_rate, "x"))
+                        rates[("lean", threads)] / numpy_rate, "x",
+                        "from the rows above (ratio of the two medians, timed one after the "
+                        "other, not paired)"))
     return rows

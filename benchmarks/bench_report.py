@@ -78,8 +78,8 @@ def collect(quick: bool) -> list[dict]:
         shutil.rmtree(tmp, ignore_errors=True)
     note = (f"{rows:,} deals x 6 kinds DD (synthetic: a real {96 if quick else 512}-deal "
             "dataset repeated), "
-            f"{page.figures} figures, {len(page.tables)} tables")
+            f"{page.figures} figures, {len(page.tables)} tables; one run")
     return [
         row("report", f"bazarsim report, {rows:,} DD deals", seconds, "s", note),
-        row("report", "page size", size / 1e6, "MB", "one self-contained HTML file"),
+        row("report", "page size", size / 1e6, "MB", "one self-contained HTML file; one run"),
     ]

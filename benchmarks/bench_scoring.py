@@ -14,7 +14,7 @@ from bazarsim.rules.scoring import (
     scoring_params,
 )
 
-from .common import median_time, row
+from .common import median_of, median_time, row
 
 
 def _inputs(n: int, seed: int = 5) -> dict:
@@ -62,11 +62,13 @@ def collect(quick: bool) -> list[dict]:
     for name in ("bazar", "bazar-blot"):
         rs = get_ruleset(name)
         t = median_time(_kernel_only(rs, a), repeats=3)
-        rows.append(row("scoring", f"kernel {name}", n / t, "deals/s", f"n={n}, 1 core"))
+        rows.append(row("scoring", f"kernel {name}", n / t, "deals/s",
+                        f"n={n}, 1 core (a serial kernel); {median_of(3)}"))
         for check in (False, True):
             t = median_time(lambda rs=rs, c=check: score_deals(rs, check=c, **a), repeats=3)
             label = "checked" if check else "unchecked"
-            rows.append(row("scoring", f"score_deals {name} {label}", n / t, "deals/s", f"n={n}"))
+            rows.append(row("scoring", f"score_deals {name} {label}", n / t, "deals/s",
+                            f"n={n}; {median_of(3)}"))
         items = [
             (
                 Contract(
@@ -85,6 +87,6 @@ def collect(quick: bool) -> list[dict]:
         )
         rows.append(
             row("scoring", f"score_deal scalar {name}", n_scalar / t, "deals/s",
-                f"n={n_scalar}, pure Python")
+                f"n={n_scalar}, pure Python; {median_of(3)}")
         )  # fmt: skip
     return rows

@@ -23,6 +23,7 @@ from pathlib import Path
 import numba
 
 import bazarsim
+from benchmarks.common import check_how
 
 REPORTS = Path(__file__).resolve().parent.parent / "reports"
 # The date shown for rows kept from reports written before rows carried their own.
@@ -66,8 +67,9 @@ def to_markdown(meta: dict, rows: list[dict]) -> str:
         f"Numba {meta['numba']}, {meta['cpus']} CPUs, bazarsim {meta['bazarsim']}); "
         + ("every section in this run." if one_run else
            "sections from earlier runs (`--only`) say when they were measured."),
-        "Median of repeats, JIT warm-up excluded. Compare rows of one run (ratios): "
-        "the machine is shared and noisy.",
+        "JIT warm-up excluded; each row's note says how it was measured (median or best "
+        "of how many runs, one run, or derived from other rows). Compare rows of one run "
+        "(ratios): the machine is shared and noisy.",
         "",
     ]
     group = None
@@ -97,6 +99,7 @@ def main(argv: list[str] | None = None) -> None:
         mod = importlib.import_module(f"benchmarks.{name}")
         new = mod.collect(quick=args.quick)
         for r in new:
+            check_how(r)
             r["measured"] = meta["date"]
             print(f"  {r['group']:<28} {r['name']:<52} {fmt_value(r['value']):>12} "
                   f"{r['unit']:<10} {r['note']}")
