@@ -537,5 +537,7 @@ def test_random_game_auctions_match_naive_judge(variant):
 @pytest.mark.gate
 @pytest.mark.parametrize("variant", range(len(_GAME_VARIANTS)))
 def test_random_game_auctions_match_naive_judge_gate(variant):
-    """20,000 random belote / bela auctions per variant."""
+    """20,000 random belote / bela auctions per variant.
+
+    Sample in make test: test_random_game_auctions_match_naive_judge"""
     _check_game_auctions(variant, 20_000, 1000 + variant)

@@ -1,10 +1,18 @@
 """Agreement with colver, a public Contree engine in Rust (see ``colver_ref``): the same
 full deals, every suit contract, every lead's exact value and the deal's value.
 
-Default selection (make test): 8 deals x 4 suits, and a check that the comparison can
-tell two rulesets apart. ``gate`` (make gate): 240 deals x 4 suits. colver is a test
-extra on Linux x86-64 (the platform of its wheels); elsewhere these tests skip.
-"""
+colver's rules are belote-fr's without the duty to undertrump, which are also bazar's in
+its suit contracts (the same legal-play duties, card points, last trick and order of
+play; ``test_bazar_plays_colvers_rules`` pins it), so full deals of both are checked
+here. The rulesets and kinds colver does not play are checked by the brute force up to
+6 tricks (test_solver.py): bazar-blot and belote-fr (the duty to undertrump), bela-hr
+(also the duties to overtake on a plain lead and to trump over a partner, and
+counter-clockwise play), and the BK and VK contracts (colver has suit contracts only).
+
+Default selection (make test): 8 deals x 4 suits, 2 deals x 4 suits of bazar, and a check
+that the comparison can tell two rulesets apart. ``gate`` (make gate): 240 deals x 4
+suits, and 300 of bazar. colver is a test extra on Linux x86-64 (the platform of its
+wheels); elsewhere these tests skip."""
 
 from __future__ import annotations
 
@@ -99,3 +107,31 @@ def test_agrees_with_colver_gate(solver):
 
     Sample in make test: test_agrees_with_colver_sample"""
     assert disagreements(solver, random_deals(240, 3102)) == []
+
+
+def test_bazar_plays_colvers_rules():
+    """bazar's suit contracts are played by colver's rules: the same legal-play duties and
+    direction, the same card points and last trick (only the auction and scoring differ)."""
+    from bazarsim.rules.play import contract_play
+    from bazarsim.rules.rulesets import get_ruleset
+
+    bazar = get_ruleset("bazar")
+    assert bazar.play == COLVER_RULESET.play
+    for trump in range(4):
+        ours, theirs = contract_play(bazar, trump), contract_play(COLVER_RULESET, trump)
+        for field, a, b in zip(ours._fields, ours, theirs, strict=True):
+            assert (a == b).all(), (trump, field)
+
+
+def test_bazar_agrees_with_colver_sample(solver):
+    """2 full deals x 4 suits of bazar (make test)."""
+    assert disagreements(solver, random_deals(2, 3103), "bazar") == []
+
+
+@pytest.mark.gate
+def test_bazar_agrees_with_colver_gate(solver):
+    """300 full deals x 4 suits of bazar (1,200 contracts, 9,600 leads), leaders in turn
+    (make gate).
+
+    Sample in make test: test_bazar_agrees_with_colver_sample"""
+    assert disagreements(solver, random_deals(300, 3104), "bazar") == []

@@ -20,7 +20,7 @@ def _is_gate(node: ast.FunctionDef) -> bool:
                for d in node.decorator_list)
 
 
-def test_functions() -> dict[str, tuple[Path, ast.FunctionDef]]:
+def all_test_functions() -> dict[str, tuple[Path, ast.FunctionDef]]:
     found = {}
     for path in sorted(TESTS.glob("test_*.py")):
         for node in ast.parse(path.read_text()).body:
@@ -32,7 +32,7 @@ def test_functions() -> dict[str, tuple[Path, ast.FunctionDef]]:
 def gate_samples() -> dict[str, list[str]]:
     """Each gate test -> the make-test samples its docstring names."""
     out = {}
-    for name, (_path, node) in test_functions().items():
+    for name, (_path, node) in all_test_functions().items():
         if _is_gate(node):
             m = SAMPLE.search(ast.get_docstring(node) or "")
             out[name] = re.findall(r"test_\w+", m.group(1)) if m else []
@@ -40,7 +40,7 @@ def gate_samples() -> dict[str, list[str]]:
 
 
 def test_every_gate_names_a_sample_that_make_test_runs():
-    functions = test_functions()
+    functions = all_test_functions()
     samples = gate_samples()
     assert len(samples) >= 10
     bad = []

@@ -275,5 +275,7 @@ def test_random_matches_match_the_referee(variant):
 @pytest.mark.gate
 @pytest.mark.parametrize("variant", range(len(_MATCH_VARIANTS)))
 def test_random_matches_match_the_referee_gate(variant):
-    """5,000 random matches per variant."""
+    """5,000 random matches per variant.
+
+    Sample in make test: test_random_matches_match_the_referee"""
     _check_random_matches(variant, 5_000, 1000 + variant)

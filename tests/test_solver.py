@@ -1,14 +1,16 @@
-"""Double-dummy solver against the brute-force reference (tests/naive_play.py).
+"""Double-dummy solver against the brute-force reference (tests/naive_play.py, its
+memoised minimax; the memo is checked against the plain minimax in
+test_solver_reference.py).
 
 Default selection (make test): a sample of the brute-force gate (100 positions of 1-5
-tricks per contract kind and ruleset, the reference run on every core), every flag of
-RULES.md section 3 pinned,
+tricks per contract kind and ruleset, one of 5 tricks, where the root look-ahead acts;
+the reference run on every core), every flag of RULES.md section 3 pinned,
 legal-card cross-check, threshold/capot consistency, batch vs single solves, all
 optimisations off vs on on mid-size positions and on one full deal, the frozen corpus.
-``gate`` (make gate): the full brute-force gate (3,000 positions each), 300 six-trick
+``gate`` (make gate): the full brute-force gate (3,000 positions each, 60 of 5 tricks),
+8 six-trick positions each against the brute force, 300 six-trick
 positions and 240 full-deal solves with every enhancement off against all on, 300 full
-deals against the table alone.
-"""
+deals against the table alone. Full deals against an outside engine: test_colver.py."""
 
 from __future__ import annotations
 
@@ -111,22 +113,34 @@ def ref_pool():
         yield pool
 
 
-def gate(solver, rs_name, kind, count, seed, weights, pool=None, options=None, rules=None):
-    """``count`` random positions (sizes drawn with ``weights`` for 1, 2, ... tricks):
-    the solver against the brute-force reference, whose values are computed first (in
-    ``pool`` when given), the capot from the trick count up to 3 tricks. ``options``
-    change the ruleset and ``rules`` the reference's legal-play flags alike."""
+def gate(solver, rs_name, kind, sizes, seed, pool=None, options=None, rules=None, capot_up_to=4):
+    """Random positions, ``sizes[k]`` of ``k`` tricks (random leaders): the solver against
+    the brute-force reference with its memo (:func:`NP.memo_minimax`, itself checked
+    against the plain one by ``test_memo_reference_*``), whose values are computed first
+    (in ``pool`` when given), the capot from the trick count up to ``capot_up_to`` tricks.
+    ``options`` change the ruleset and ``rules`` the reference's legal-play flags alike."""
     rs = get_ruleset(rs_name, **(options or {}))
     rng = np.random.default_rng(seed)
-    sizes = rng.choice(np.arange(1, len(weights) + 1), size=count, p=weights)
     positions = []
-    for k in sizes:
-        hands = random_position(rng, int(k))
-        positions.append((hands, int(rng.integers(4)), k <= 3))
+    for k, count in sorted(sizes.items()):
+        for _ in range(count):
+            hands = random_position(rng, k)
+            positions.append((hands, int(rng.integers(4)), k <= capot_up_to))
     jobs = [naive_job(h, ld, kind, rs_name, rules) for h, ld, _ in positions]
     jobs += [naive_job(h, ld, kind, rs_name, rules, score="tricks")
              for h, ld, cap in positions if cap]
-    refs = list(pool.map(NP.minimax_job, jobs, chunksize=32) if pool else map(NP.minimax_job, jobs))
+    # positions of 5 tricks and more one a task, sent first; the small ones in chunks
+    big = [j for j, job in enumerate(jobs) if int(job[0][0]).bit_count() >= 5]
+    small = [j for j, job in enumerate(jobs) if int(job[0][0]).bit_count() < 5]
+    if pool:
+        found_big = pool.map(NP.memo_minimax_job, [jobs[j] for j in big])
+        found_small = pool.map(NP.memo_minimax_job, [jobs[j] for j in small], chunksize=32)
+    else:
+        found_big = map(NP.memo_minimax_job, [jobs[j] for j in big])
+        found_small = map(NP.memo_minimax_job, [jobs[j] for j in small])
+    refs = [0] * len(jobs)
+    for j, v in [*zip(big, found_big, strict=True), *zip(small, found_small, strict=True)]:
+        refs[j] = v
     tricks = iter(refs[len(positions):])
     # the probes' random thresholds come from a stream of their own
     probe_rng = np.random.default_rng(seed + 1)
@@ -141,20 +155,31 @@ def gate(solver, rs_name, kind, count, seed, weights, pool=None, options=None, r
 FULL_GATE = [(rs, k) for rs in RULESETS for k in get_ruleset(rs).kinds]
 
 
-GATE_WEIGHTS = [0.3, 0.3, 0.33, 0.0697, 0.0003]
+# positions per trick count: the full gate's 3,000 and make test's 100 of each ruleset and
+# kind. 5 tricks is where the root look-ahead starts (``ROOTLOOK_MIN_CARDS``); the
+# reference with its memo takes 0.05 to 1 s a 5-trick position (plain minimax took ~10 s).
+GATE_SIZES = {1: 900, 2: 900, 3: 900, 4: 240, 5: 60}
+SAMPLE_SIZES = {1: 30, 2: 30, 3: 30, 4: 9, 5: 1}
+
+
+def test_samples_reach_the_root_lookahead():
+    """Both samples hold positions big enough for the root look-ahead to act."""
+    from bazarsim.dd.search import ROOTLOOK_MIN_CARDS
+
+    for sizes in (GATE_SIZES, SAMPLE_SIZES):
+        assert sum(n for k, n in sizes.items() if k >= ROOTLOOK_MIN_CARDS) > 0
 
 
 @pytest.mark.gate
 @pytest.mark.parametrize(("rs_name", "kind"), FULL_GATE)
 def test_brute_force_full_gate(solver, ref_pool, rs_name, kind):
-    """3,000 positions of 1-5 tricks for this contract kind and ruleset (make gate).
+    """3,000 positions of 1-5 tricks for this contract kind and ruleset (make gate),
+    :data:`GATE_SIZES`: 60 of 5 tricks, 240 of 4; the capot up to 4 tricks. The
+    reference runs on every core (``ref_pool``).
 
-    Weighted to small positions: brute force of one 5-trick position takes ~10 s in
-    plain Python, so only about one in 3,000 has 5 tricks and 7 % have 4. The reference
-    runs on every core (``ref_pool``).
-    """
-    gate(solver, rs_name, kind, 3000, seed=1000 + 10 * kind + len(rs_name),
-         weights=GATE_WEIGHTS, pool=ref_pool)
+    Sample in make test: test_brute_force_sample"""
+    gate(solver, rs_name, kind, GATE_SIZES, seed=1000 + 10 * kind + len(rs_name),
+         pool=ref_pool)
 
 
 # bazar-blot with 001's reading of a trump lead: follow with a trump, not necessarily a
@@ -167,23 +192,41 @@ BLOT_NO_OVERTAKE_RULES = dict(NP.RULES["bazar-blot"], overtake_trump=False)
 @pytest.mark.parametrize("kind", [1, 3, 4])
 def test_brute_force_gate_bazar_blot_no_overtake(solver, ref_pool, kind):
     """The full gate (3,000 positions) for bazar-blot without the duty to go higher on a
-    trump lead (make gate)."""
-    gate(solver, "bazar-blot", kind, 3000, seed=2000 + kind, weights=GATE_WEIGHTS,
-         pool=ref_pool, options=BLOT_NO_OVERTAKE, rules=BLOT_NO_OVERTAKE_RULES)
+    trump lead (make gate).
+
+    Sample in make test: test_brute_force_sample_bazar_blot_no_overtake"""
+    gate(solver, "bazar-blot", kind, GATE_SIZES, seed=2000 + kind, pool=ref_pool,
+         options=BLOT_NO_OVERTAKE, rules=BLOT_NO_OVERTAKE_RULES)
 
 
 @pytest.mark.parametrize("kind", [1, 4])
 def test_brute_force_sample_bazar_blot_no_overtake(solver, ref_pool, kind):
-    """100 positions of the same (make test)."""
-    gate(solver, "bazar-blot", kind, 100, seed=2000 + kind, weights=GATE_WEIGHTS,
-         pool=ref_pool, options=BLOT_NO_OVERTAKE, rules=BLOT_NO_OVERTAKE_RULES)
+    """100 positions of the same (make test), one of 5 tricks."""
+    gate(solver, "bazar-blot", kind, SAMPLE_SIZES, seed=2500 + kind, pool=ref_pool,
+         options=BLOT_NO_OVERTAKE, rules=BLOT_NO_OVERTAKE_RULES, capot_up_to=3)
 
 
 @pytest.mark.parametrize(("rs_name", "kind"), FULL_GATE)
 def test_brute_force_sample(solver, ref_pool, rs_name, kind):
-    """100 positions drawn as the full gate draws them (make test's sample of it)."""
-    gate(solver, rs_name, kind, 100, seed=1000 + 10 * kind + len(rs_name),
-         weights=GATE_WEIGHTS, pool=ref_pool)
+    """100 positions drawn as the full gate draws them, :data:`SAMPLE_SIZES`: one of 5
+    tricks (make test's sample of it; the capot up to 3 tricks)."""
+    gate(solver, rs_name, kind, SAMPLE_SIZES, seed=1500 + 10 * kind + len(rs_name),
+         pool=ref_pool, capot_up_to=3)
+
+
+SIX_TRICKS = 8  # 6-trick positions a ruleset and kind in make gate
+
+
+@pytest.mark.gate
+@pytest.mark.parametrize(("rs_name", "kind"), FULL_GATE)
+def test_brute_force_six_tricks_gate(solver, ref_pool, rs_name, kind):
+    """6-trick positions for this contract kind and ruleset against the reference with
+    its memo (5 s each on average in plain Python, 1 to 70 s), make gate; no capot (its
+    trick count would cost as much again).
+
+    Sample in make test: test_brute_force_sample (its 5-trick positions)"""
+    gate(solver, rs_name, kind, {6: SIX_TRICKS}, seed=3000 + 10 * kind + len(rs_name),
+         pool=ref_pool, capot_up_to=0)
 
 
 @pytest.mark.parametrize("flag", list(FLAG_OPTIONS))
@@ -586,22 +629,35 @@ def test_frozen_corpus(solver):
 
 @pytest.mark.gate
 def test_six_trick_positions_all_off_vs_all_on():
-    """300 positions of 6 tricks: every enhancement off (plain alpha-beta) equals all on."""
+    """300 positions of 6 tricks: every enhancement off (plain alpha-beta) equals all on.
+
+    Sample in make test: test_mid_size_all_optimisations_off_vs_on"""
     check_same_values(Solver(), Solver(opts=0, method="full"), 300, tricks=6, seed=72)
 
 
 @pytest.mark.gate
 def test_full_deals_optimised_vs_table_only():
-    """300 full deals: all enhancements and bisection equal the table alone, full window."""
+    """300 full deals: all enhancements and bisection equal the table alone, full window.
+
+    Sample in make test: test_full_deals_optimised_vs_table_only_sample"""
     from bazarsim.dd.search import O_TT
 
     check_same_values(Solver(), Solver(opts=O_TT, method="full"), 300, tricks=8, seed=71)
 
 
+def test_full_deals_optimised_vs_table_only_sample():
+    """6 full deals of the same (make test's sample)."""
+    from bazarsim.dd.search import O_TT
+
+    check_same_values(Solver(), Solver(opts=O_TT, method="full"), 6, tricks=8, seed=74)
+
+
 @pytest.mark.gate
 def test_full_deals_all_off_vs_all_on():
     """40 full deals x 6 contracts = 240 solves, every enhancement off against all on
-    (13 M to 125 M+ nodes a solve off: about 15 minutes on 2 cores)."""
+    (13 M to 125 M+ nodes a solve off: about 15 minutes on 2 cores).
+
+    Sample in make test: test_full_deals_all_off_vs_all_on_smoke"""
     check_full_deals_all_off_vs_on(40, seed=73)
 
 
