@@ -6,9 +6,11 @@ Default selection (make test): a sample of the brute-force gate (100 positions o
 tricks per contract kind and ruleset, one of 5 tricks, where the root look-ahead acts;
 the reference run on every core), every flag of RULES.md section 3 pinned,
 legal-card cross-check, threshold/capot consistency, batch vs single solves, all
-optimisations off vs on on mid-size positions and on one full deal, the frozen corpus.
+optimisations off vs on on mid-size positions and on one full deal, one full deal a
+ruleset and kind whose optimal line's last 4 tricks are brute-forced, the frozen corpus.
 ``gate`` (make gate): the full brute-force gate (3,000 positions each, 60 of 5 tricks),
-8 six-trick positions each against the brute force, 300 six-trick
+8 six-trick positions each against the brute force, 4 full deals each whose optimal
+line's last 6 tricks are brute-forced, 300 six-trick
 positions and 240 full-deal solves with every enhancement off against all on, 300 full
 deals against the table alone. Full deals against an outside engine: test_colver.py."""
 
@@ -180,6 +182,55 @@ def test_brute_force_full_gate(solver, ref_pool, rs_name, kind):
     Sample in make test: test_brute_force_sample"""
     gate(solver, rs_name, kind, GATE_SIZES, seed=1000 + 10 * kind + len(rs_name),
          pool=ref_pool)
+
+
+def check_full_deal_lines(solver, rs_name, kind, count, seed, pool, tricks_left):
+    """``count`` random full deals (random leaders): the solver's value equals the points
+    N-S take in the first ``8 - tricks_left`` tricks of its optimal line plus the brute
+    force's value of the position those tricks leave. Reaching the brute force's reach
+    from a full deal, this checks the solver's full-deal value (and line) for every
+    ruleset and kind, colver's or not; a necessary condition only: a line wrong for both
+    sides in a way that makes up for a wrong value would pass."""
+    from bazarsim.core.cards import parse_card
+
+    rs = get_ruleset(rs_name)
+    rng = np.random.default_rng(seed)
+    cases = []
+    for _ in range(count):
+        deal = random_position(rng, 8)
+        leader = int(rng.integers(4))
+        value = solver.solve(deal, kind, leader, rs).ns_points
+        line = solver.optimal_line(deal, kind, leader, rs)
+        assert line[-1]["ns_taken"] == value
+        played = line[: 4 * (8 - tricks_left)]
+        hands = deal.copy()
+        for step in played:
+            hands["NESW".index(step["seat"])] ^= np.uint32(1 << parse_card(step["card"]))
+        cases.append((deal, leader, value, played[-1]["ns_taken"], hands,
+                      "NESW".index(played[-1]["winner"])))
+    jobs = [naive_job(h, ld, kind, rs_name) for *_, h, ld in cases]
+    refs = pool.map(NP.memo_minimax_job, jobs) if pool else map(NP.memo_minimax_job, jobs)
+    for (deal, leader, value, taken, _h, _ld), ref in zip(cases, refs, strict=True):
+        assert value == taken + ref, (rs_name, KIND_NAMES[kind], leader, deal.tolist())
+
+
+@pytest.mark.parametrize(("rs_name", "kind"), FULL_GATE)
+def test_full_deal_line_against_brute_force_sample(solver, rs_name, kind):
+    """One full deal a ruleset and kind, its last 4 tricks by brute force (make test)."""
+    check_full_deal_lines(solver, rs_name, kind, 1, seed=4000 + 10 * kind + len(rs_name),
+                          pool=None, tricks_left=4)
+
+
+@pytest.mark.gate
+@pytest.mark.parametrize(("rs_name", "kind"), FULL_GATE)
+def test_full_deal_lines_against_brute_force_gate(solver, ref_pool, rs_name, kind):
+    """Full deals a ruleset and kind (:data:`LINE_DEALS`), their last 6 tricks by brute
+    force (make gate)."""
+    check_full_deal_lines(solver, rs_name, kind, LINE_DEALS, seed=4500 + 10 * kind
+                          + len(rs_name), pool=ref_pool, tricks_left=6)
+
+
+LINE_DEALS = 4  # ~28 s a ruleset and kind for 6 deals on this busy 2-core host
 
 
 # bazar-blot with 001's reading of a trump lead: follow with a trump, not necessarily a
