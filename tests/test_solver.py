@@ -225,7 +225,9 @@ def test_full_deal_line_against_brute_force_sample(solver, rs_name, kind):
 @pytest.mark.parametrize(("rs_name", "kind"), FULL_GATE)
 def test_full_deal_lines_against_brute_force_gate(solver, ref_pool, rs_name, kind):
     """Full deals a ruleset and kind (:data:`LINE_DEALS`), their last 6 tricks by brute
-    force (make gate)."""
+    force (make gate).
+
+    Sample in make test: test_full_deal_line_against_brute_force_sample"""
     check_full_deal_lines(solver, rs_name, kind, LINE_DEALS, seed=4500 + 10 * kind
                           + len(rs_name), pool=ref_pool, tricks_left=6)
 
