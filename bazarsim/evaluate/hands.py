@@ -372,3 +372,49 @@ def describe_deal_declarations(deal, dealer=0, contract="H", ruleset=None) -> di
         "redeal": bool(r["redeal"][0]),
         "cancelled": bool(r["cancelled"][0]),
     }
+
+
+# --------------------------------------------------------------------------- shown cards
+
+
+@nb.njit(cache=True)
+def declared_cards(h, kind, T):
+    """The cards of a hand's declarations (every sequence of 3 or more, every four of a
+    kind worth points under ``kind``): what its side shows when its declarations score.
+    Empty when four eights cancel them."""
+    four_row = 1 if kind == BK else 0
+    all_suits = np.int64(0xFF)
+    out = np.int64(0)
+    for s in range(4):
+        b = np.int64(suit_bits(h, s))
+        all_suits &= b
+        if T.seq_value[b] > 0:
+            starts = b & (b >> 1) & (b >> 2)
+            out |= (starts | (starts << 1) | (starts << 2)) << (8 * s)
+    for r in range(8):
+        if (all_suits >> r) & 1 and T.four_value[four_row, 1 << r] > 0:
+            out |= np.int64(0x01010101) << r
+    if (all_suits >> 1) & 1 and T.flags[F_FOUR8_CANCEL]:
+        return np.int64(0)
+    return out
+
+
+@nb.njit(cache=True)
+def shown_cards_kernel(deals, dealers, kind, T, out):
+    """``out[i, s]``: the declared cards seat ``s`` of deal ``i`` shows (those of the side
+    whose declarations score, :func:`deal_values`; nothing for the other side)."""
+    for i in range(deals.shape[0]):
+        side = deal_values(deals[i], dealers[i], kind, T).side
+        for s in range(4):
+            out[i, s] = declared_cards(deals[i, s], kind, T) if side >= 0 and s % 2 == side else 0
+
+
+def shown_cards(deals, dealer=0, contract="H", ruleset: Ruleset | str | None = None) -> np.ndarray:
+    """Declared cards each seat shows, ``int64[n, 4]`` (N E S W), for many deals."""
+    rs = get_ruleset(ruleset)
+    kind = _kind(contract, rs)
+    deals = np.ascontiguousarray(np.asarray(deals, np.uint32).reshape(-1, 4))
+    dealers = np.broadcast_to(np.asarray(dealer, np.int8), (len(deals),)).copy()
+    out = np.zeros((len(deals), 4), np.int64)
+    shown_cards_kernel(deals, dealers, kind, compiled_rules(rs), out)
+    return out

@@ -1,0 +1,382 @@
+"""Perfect-information Monte Carlo (PIMC) decisions and whole play-outs, as Numba kernels.
+
+A decision samples worlds (:mod:`.worlds`) consistent with what the seat to play knows,
+solves every legal card in each world with the double-dummy search (also in the middle
+of a trick) and plays the card with the best mean over the same worlds (common random
+numbers). Objectives: ``O_POINTS`` (expected card points of the player's side) and
+``O_CONTRACT`` (the declaring side maximises P(reaching what it needs), the defenders
+minimise it; each world answers one null-window probe per card, cheaper than a value).
+Ties go to the cheapest card (fewest points, then weakest, then lowest index).
+
+A ``dd`` player is the same decision on the one true world; a ``random`` player plays a
+uniformly random legal card.
+
+Random streams: decision ``number`` (0..31, the card's place in the play) of seat
+``seat`` in contract kind ``kind`` of deal ``index`` draws from its own SplitMix64 stream
+(:func:`decision_key`), so a play-out is a pure function of the seed, the deal's index and
+its cards, whatever thread, chunk, shard or scheduler plays it.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from bazarsim.core.bits import lowest_bit, popcount32
+from bazarsim.dd.search import M_AUTO, exact_value, reaches
+from bazarsim.deals.generator import GAMMA, draw_below, mix64
+from bazarsim.players.inference import bela_other, shown_absent
+from bazarsim.players.worlds import N_CLASSES, count_worlds, other_seats, view_arrays, world_at
+from bazarsim.rules.play import (
+    R_LAST_BONUS,
+    R_TRICK_BONUS,
+    R_TRUMP,
+    legal_cards,
+    trick_winner,
+)
+
+O_POINTS = 0
+O_CONTRACT = 1
+OBJECTIVES = {"points": O_POINTS, "contract": O_CONTRACT}
+
+P_RANDOM = 0
+P_DD = 1
+P_PIMC = 2
+PLAYER_KINDS = {"random": P_RANDOM, "dd": P_DD, "pimc": P_PIMC}
+
+# What a play-out lets its PIMC players infer (bits; all on by default): voids shown by
+# not following suit, trump and led-suit limits shown by not trumping or not going
+# higher, bela (announced or not), and the cards of shown declarations.
+I_VOIDS = 1
+I_LIMITS = 2
+I_BELA = 4
+I_SHOWN = 8
+I_ALL = 15
+INFERENCES = {"voids": I_VOIDS, "limits": I_LIMITS, "bela": I_BELA, "shown": I_SHOWN}
+
+
+@nb.njit(cache=True)
+def decision_key(run_key, index, kind, number, seat):
+    """The key of one decision's stream (see the module docstring)."""
+    tag = np.uint64(((kind * 32 + number) * 4 + seat) + 1)
+    return mix64(np.uint64(run_key) ^ mix64(np.uint64(index) * GAMMA + tag))
+
+
+@nb.njit(cache=True)
+def _below(key, k, total):
+    """Uniform integer in ``[0, total)`` from draw ``k`` of ``key``'s stream; (x, next k)."""
+    t = np.uint64(total)
+    reject = (np.uint64(0) - t) % t
+    return draw_below(key, 0, k, t, reject)
+
+
+@nb.njit(cache=True)
+def trick_result(trick, leader, last, play):
+    """The seat winning a full ``trick`` led by ``leader``, and the points it takes."""
+    rules = play.rules
+    w = (leader + trick_winner(trick, 4, rules[R_TRUMP], play.strength)) % 4
+    pts = rules[R_TRICK_BONUS]
+    for i in range(4):
+        pts += play.points[trick[i]]
+    if last:
+        pts += rules[R_LAST_BONUS]
+    return w, pts
+
+
+@nb.njit(cache=True)
+def points_from_trick(gone, play):
+    """Every point still to be taken from the start of the current trick (``gone``: the
+    cards of the tricks already completed)."""
+    t = np.int64(0)
+    for c in range(32):
+        if (gone >> c) & 1 == 0:
+            t += play.points[c]
+    tricks_left = (32 - popcount32(gone)) // 4
+    return t + play.rules[R_LAST_BONUS] + tricks_left * play.rules[R_TRICK_BONUS]
+
+
+@nb.njit(cache=True)
+def ns_value(hands, leader, trick, n, play, ctx):
+    """Exact N-S points from the start of the trick ``trick[:n]`` (``n`` 1..4; a full
+    trick is scored and the search goes on from the next)."""
+    if n < 4:
+        return exact_value(hands, leader, trick, n, play, ctx, M_AUTO, np.int64(-1))
+    left = hands[0] | hands[1] | hands[2] | hands[3]
+    w, pts = trick_result(trick, leader, left == 0, play)
+    ns = pts if w % 2 == 0 else 0
+    if left == 0:
+        return ns
+    empty = np.zeros(4, np.int64)
+    return ns + exact_value(hands, w, empty, 0, play, ctx, M_AUTO, np.int64(-1))
+
+
+@nb.njit(cache=True)
+def ns_reaches(hands, leader, trick, n, target, play, ctx):
+    """Do N-S take at least ``target`` points from the start of the trick ``trick[:n]``?"""
+    if target <= 0:
+        return True
+    if n < 4:
+        return reaches(hands, leader, trick, n, target, play, ctx)
+    left = hands[0] | hands[1] | hands[2] | hands[3]
+    w, pts = trick_result(trick, leader, left == 0, play)
+    ns = pts if w % 2 == 0 else 0
+    if left == 0:
+        return ns >= target
+    empty = np.zeros(4, np.int64)
+    return reaches(hands, w, empty, 0, target - ns, play, ctx)
+
+
+@nb.njit(cache=True)
+def _cheaper(a, b, play):
+    """Is card ``a`` cheaper than ``b`` (the fixed tie rule)?"""
+    pa, pb = play.points[a], play.points[b]
+    if pa != pb:
+        return pa < pb
+    sa, sb = play.strength[a], play.strength[b]
+    if sa != sb:
+        return sa < sb
+    return a < b
+
+
+@nb.njit(cache=True)
+def _twin(c, legal, live, play):
+    """A stronger legal card of the same suit that plays exactly like ``c`` (no live card
+    between them, the same points), else -1: its value is ``c``'s in every world."""
+    s = c >> 3
+    best = -1
+    best_str = 99
+    for d in range(s * 8, s * 8 + 8):
+        if (live >> d) & 1 and play.strength[d] > play.strength[c] and play.strength[d] < best_str:
+            best = d
+            best_str = play.strength[d]
+    if best >= 0 and (legal >> best) & 1 and play.points[best] == play.points[c]:
+        return best
+    return -1
+
+
+@nb.njit(cache=True)
+def decide(me, own, fixed, forbid, counts, gone, leader, trick, n, play, ctx, n_worlds,
+           key, objective, decl_side, need, true_hands, values, scratch):
+    """Seat ``me``'s card (PIMC, or DD when ``true_hands[0] >= 0``: the one true world).
+
+    ``own``: its cards; ``fixed``/``forbid``/``counts``: per seat, the cards it is known to
+    hold, cannot hold, and how many it has; ``gone``: the cards of completed tricks;
+    ``trick[:n]`` the current trick, led by ``leader``. ``objective`` ``O_CONTRACT``:
+    side ``decl_side`` needs ``need`` more points from the start of this trick.
+    Fills ``values[c]`` for each legal card (mean N-S points from the trick's start, or
+    P(the declaring side makes)); NaN elsewhere. Returns (card, worlds used; -1 when no
+    world fits the view, 0 for a forced card).
+    """
+    values[:] = np.nan
+    legal = legal_cards(own, trick, n, play.strength, play.above, play.rules)
+    if popcount32(legal) == 1:
+        return lowest_bit(legal), np.int64(0)
+    seats = other_seats(me)
+    classes, sizes, table = scratch
+    dd = true_hands[0] >= 0
+    need_s = np.zeros(4, np.int64)
+    total = np.int64(1)
+    if not dd:
+        free, allowed, need_s = view_arrays(me, own, fixed, forbid, counts, gone | _mask(trick, n))
+        total = count_worlds(free, allowed, need_s, seats, BINOM_NB, classes, sizes, table)
+        if total == 0:
+            return np.int64(-1), np.int64(-1)
+    worlds = total if total <= n_worlds else n_worlds
+    left_total = points_from_trick(gone, play)
+    live = np.int64(0xFFFFFFFF) & ~gone  # cards not in a completed trick
+    sums = np.zeros(32, np.int64)
+    hands = np.zeros(4, np.int64)
+    tr = np.zeros(4, np.int64)
+    for i in range(n):
+        tr[i] = trick[i]
+    k = np.int64(0)
+    for w in range(worlds):
+        if dd:
+            for s in range(4):
+                hands[s] = true_hands[s]
+        else:
+            r = np.int64(w)
+            if total > n_worlds:
+                r, k = _below(key, k, total)
+            for s in range(4):
+                hands[s] = fixed[s]
+            hands[me] = own
+            world_at(r, need_s, seats, BINOM_NB, classes, sizes, table, hands)
+        rest = legal
+        while rest != 0:
+            c = lowest_bit(rest)
+            rest &= rest - 1
+            if _twin(c, legal, live, play) >= 0:
+                continue
+            hands[me] ^= np.int64(1) << c
+            tr[n] = c
+            if objective == 0:
+                v = ns_value(hands, leader, tr, n + 1, play, ctx)
+            elif decl_side == 0:
+                v = np.int64(ns_reaches(hands, leader, tr, n + 1, need, play, ctx))
+            else:
+                v = np.int64(not ns_reaches(hands, leader, tr, n + 1, left_total - need + 1,
+                                            play, ctx))
+            hands[me] ^= np.int64(1) << c
+            sums[c] += v
+    # twins take the value of the stronger card they play like
+    for c in range(31, -1, -1):
+        if (legal >> c) & 1:
+            t = _twin(c, legal, live, play)
+            if t >= 0:
+                sums[c] = sums[t]
+    maximise = (me % 2 == 0) if objective == 0 else (me % 2 == decl_side)
+    best = np.int64(-1)
+    rest = legal
+    while rest != 0:
+        c = lowest_bit(rest)
+        rest &= rest - 1
+        values[c] = sums[c] / worlds
+        if best < 0:
+            best = c
+            continue
+        better = sums[c] > sums[best] if maximise else sums[c] < sums[best]
+        if better or (sums[c] == sums[best] and _cheaper(c, best, play)):
+            best = c
+    return best, np.int64(worlds)
+
+
+@nb.njit(cache=True)
+def _mask(trick, n):
+    m = np.int64(0)
+    for i in range(n):
+        m |= np.int64(1) << trick[i]
+    return m
+
+
+def _binom_nb() -> np.ndarray:
+    from bazarsim.players.worlds import BINOM
+
+    return BINOM
+
+
+BINOM_NB = _binom_nb()
+
+
+@nb.njit(cache=True)
+def new_scratch():
+    return (np.zeros(N_CLASSES, np.int64), np.zeros(N_CLASSES, np.int64),
+            np.zeros((N_CLASSES + 1, 9, 9), np.int64))
+
+
+@nb.njit(cache=True)
+def play_out(deal, leader, play, bela_suits, shown, players, n_worlds, objective, decl_side,
+             target, infer, run_key, index, kind, ctx, with_record, cards_out, seats_out,
+             worlds_out, values_out, dd_out, violations):
+    """Play one deal out, card by card, with one player per seat.
+
+    ``deal``: the four hands (kernel seats); ``players[s]``: ``P_RANDOM``, ``P_DD`` or
+    ``P_PIMC``, ``n_worlds[s]`` its worlds; ``shown[s]``: the cards of seat ``s``'s
+    declarations shown after the first trick; ``target``: the card points the declaring
+    side needs over the deal (``O_CONTRACT``); ``infer``: the ``I_*`` bits. With
+    ``with_record`` fills, per card ``i``, ``cards_out[i]``, ``seats_out[i]``,
+    ``worlds_out[i]``, ``values_out[i]`` (the per-card means) and ``dd_out[i]`` (the
+    double-dummy N-S points over the deal after the card: taken + still to take).
+    ``violations[0]`` counts the decisions where the true deal broke what the players
+    inferred (a seat not holding a card it is known to hold, or holding one ruled out): a
+    sampler that can exclude the truth is wrong, so tests require 0.
+    Returns (N-S points, N-S tricks).
+    """
+    own = deal.copy()
+    fixed = np.zeros(4, np.int64)
+    forbid = np.zeros(4, np.int64)
+    counts = np.zeros(4, np.int64)
+    for s in range(4):
+        counts[s] = popcount32(deal[s])
+    gone = np.int64(0)
+    trick = np.zeros(4, np.int64)
+    n = 0
+    taken = np.zeros(2, np.int64)
+    tricks = np.zeros(2, np.int64)
+    values = np.empty(32, np.float64)
+    scratch = new_scratch()
+    no_truth = np.full(4, -1, np.int64)
+    n_cards = counts[0] + counts[1] + counts[2] + counts[3]
+    for number in range(n_cards):
+        seat = (leader + n) % 4
+        if number == 4 and infer & I_SHOWN:
+            for s in range(4):
+                fixed[s] |= shown[s] & own[s]
+        for s in range(4):
+            if fixed[s] & ~own[s] != 0 or own[s] & forbid[s] != 0:
+                violations[0] += 1
+        key = decision_key(run_key, index, kind, number, seat)
+        p = players[seat]
+        worlds = 0
+        if p == P_RANDOM:
+            legal = legal_cards(own[seat], trick, n, play.strength, play.above, play.rules)
+            x, _k = _below(key, 0, popcount32(legal))
+            c = lowest_bit(legal)
+            for _i in range(x):
+                legal &= legal - 1
+                c = lowest_bit(legal)
+            values[:] = np.nan
+        else:
+            need = target - taken[decl_side]
+            truth = own if p == P_DD else no_truth
+            c, worlds = decide(seat, own[seat], fixed, forbid, counts, gone, leader, trick, n,
+                               play, ctx, n_worlds[seat], key, objective, decl_side, need,
+                               truth, values, scratch)
+            if c < 0:  # no world fits (an inference switched on wrongly): play as DD
+                c, worlds = decide(seat, own[seat], fixed, forbid, counts, gone, leader, trick,
+                                   n, play, ctx, 1, key, objective, decl_side, need, own,
+                                   values, scratch)
+        absent = shown_absent(c, trick, n, play.strength, play.above, play.rules)
+        if n > 0 and absent != 0:
+            led_mask = np.int64(0xFF) << (8 * (trick[0] >> 3))
+            void = absent & led_mask if (led_mask >> c) & 1 == 0 else np.int64(0)
+            if infer & I_VOIDS:
+                forbid[seat] |= void
+            if infer & I_LIMITS:
+                forbid[seat] |= absent & ~void
+        if infer & I_BELA:
+            o = bela_other(c, bela_suits)
+            if o >= 0 and (gone >> o) & 1 == 0 and not _in_trick(trick, n, o):
+                if (own[seat] >> o) & 1:
+                    fixed[seat] |= np.int64(1) << o
+                else:
+                    forbid[seat] |= np.int64(1) << o
+        own[seat] ^= np.int64(1) << c
+        fixed[seat] &= ~(np.int64(1) << c)
+        counts[seat] -= 1
+        trick[n] = c
+        n += 1
+        if with_record:
+            cards_out[number] = c
+            seats_out[number] = seat
+            worlds_out[number] = worlds
+            values_out[number, :] = values
+        if n == 4:
+            last = number == n_cards - 1
+            w, pts = trick_result(trick, leader, last, play)
+            taken[w % 2] += pts
+            tricks[w % 2] += 1
+            for i in range(4):
+                gone |= np.int64(1) << trick[i]
+            leader = w
+            n = 0
+        if with_record:
+            if own[0] | own[1] | own[2] | own[3] == 0:
+                dd_out[number] = taken[0]
+            else:
+                dd_out[number] = taken[0] + ns_value_partial(own, leader, trick, n, play, ctx)
+    return taken[0], tricks[0]
+
+
+@nb.njit(cache=True)
+def ns_value_partial(hands, leader, trick, n, play, ctx):
+    """DD N-S points from the start of the current trick (``n`` 0..3 cards in it)."""
+    return exact_value(hands, leader, trick, n, play, ctx, M_AUTO, np.int64(-1))
+
+
+@nb.njit(cache=True)
+def _in_trick(trick, n, c):
+    for i in range(n):
+        if trick[i] == c:
+            return True
+    return False

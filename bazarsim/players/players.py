@@ -1,0 +1,182 @@
+"""Card players: anything with ``decide(view) -> Decision``.
+
+Three ship here, all thin wrappers of the kernels of :mod:`.pimc` so that a deal played
+through them (card by card, from :class:`~.view.PlayerView` objects) and one played
+whole in the kernel (:func:`~.pimc.play_out`, what datasets use) are the same play:
+
+* :class:`RandomPlayer`: a uniformly random legal card (the floor);
+* :class:`DDPlayer`: sees every card and plays the double-dummy line (the ceiling);
+* :class:`PimcPlayer`: samples worlds consistent with its view and plays the card with
+  the best mean (perfect-information Monte Carlo).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from bazarsim.core.cards import format_card
+from bazarsim.core.errors import BazarsimError
+from bazarsim.dd.search import DEFAULT_TT_BITS, O_ALL, new_context
+from bazarsim.deals.generator import seed_key
+from bazarsim.players.pimc import (
+    I_ALL,
+    OBJECTIVES,
+    _below,
+    decide,
+    decision_key,
+    new_scratch,
+    trick_result,
+)
+from bazarsim.players.view import PlayerView
+from bazarsim.rules.play import SEAT_ORDER, clockwise_seats, contract_play
+
+DEFAULT_WORLDS = 20
+
+
+@dataclass
+class Decision:
+    """A card and, where the player has them, the per-card values it chose from: mean
+    N-S points of the deal (objective ``points``) or P(the declaring side makes)."""
+
+    card: int
+    values: dict[int, float] = field(default_factory=dict)
+    worlds: int = 0
+
+    def as_dict(self) -> dict:
+        return {"card": format_card(self.card), "worlds": self.worlds,
+                "values": {format_card(c): round(v, 3) for c, v in sorted(self.values.items())}}
+
+
+class _KernelPlayer:
+    """Shared set-up: the decision stream and the view in the kernels' seats."""
+
+    name = "?"
+    code = -1
+
+    def __init__(self, seed: int = 7, infer: int = I_ALL):
+        self.seed = int(seed)
+        self.infer = int(infer)
+        self._ctx = None
+        self._scratch = None
+
+    def _kernel_view(self, view: PlayerView):
+        rs = view.ruleset
+        direction = rs.play.direction
+        perm = clockwise_seats(SEAT_ORDER, direction)
+        fixed, forbid, counts, gone = view.constraints(self.infer)
+        leader, cards = view.trick()
+        tr = np.zeros(4, np.int64)
+        tr[: len(cards)] = cards
+        me = int(clockwise_seats(view.seat, direction))
+        key = np.uint64(decision_key(np.uint64(seed_key(self.seed)), view.deal_index, view.kind,
+                                     len(view.history), me))
+        return (me, fixed[perm].copy(), forbid[perm].copy(), counts[perm].copy(), np.int64(gone),
+                int(clockwise_seats(leader, direction)), tr, len(cards), key)
+
+    def _context(self):
+        if self._ctx is None:
+            self._ctx = new_context(DEFAULT_TT_BITS, O_ALL)
+            self._scratch = new_scratch()
+        return self._ctx, self._scratch
+
+
+class RandomPlayer(_KernelPlayer):
+    """A uniformly random legal card, from the decision's own stream."""
+
+    name = "random"
+    code = 0
+
+    def decide(self, view: PlayerView) -> Decision:
+        me, *_rest, key = self._kernel_view(view)
+        legal = view.legal()
+        cards = [c for c in range(32) if legal >> c & 1]
+        x, _k = _below(key, 0, len(cards))
+        return Decision(cards[int(x)])
+
+
+class _SearchPlayer(_KernelPlayer):
+    def __init__(self, worlds: int = DEFAULT_WORLDS, objective: str = "points", seed: int = 7,
+                 infer: int = I_ALL):
+        super().__init__(seed, infer)
+        if int(worlds) <= 0:
+            raise BazarsimError(f"worlds must be at least 1, not {worlds}", worlds)
+        if objective not in OBJECTIVES:
+            raise BazarsimError(f"bad objective {objective!r}: use points or contract",
+                                objective)
+        self.worlds = int(worlds)
+        self.objective = objective
+        self.target = None  # card points the declaring side needs (objective contract)
+
+    def _decide(self, view: PlayerView, truth) -> Decision:
+        me, fixed, forbid, counts, gone, leader, tr, n, key = self._kernel_view(view)
+        ctx, scratch = self._context()
+        play = contract_play(view.ruleset, view.kind)
+        taken = taken_points(view)
+        side = view.contract.side
+        need = 0
+        if self.objective == "contract":
+            if self.target is None:
+                raise BazarsimError("objective contract needs the declaring side's target "
+                                    "(play_deal sets it)")
+            need = self.target - taken[side]
+        values = np.empty(32, np.float64)
+        c, worlds = decide(me, np.int64(view.hand), fixed, forbid, counts, gone, leader, tr, n,
+                           play, ctx, self.worlds, key, OBJECTIVES[self.objective], side,
+                           np.int64(need), truth, values, scratch)
+        if c < 0:
+            raise BazarsimError("no deal is consistent with this view (check the history)")
+        vals = {}
+        for card in range(32):
+            if not np.isnan(values[card]):
+                vals[card] = float(values[card]) + (taken[0] if self.objective == "points" else 0)
+        return Decision(int(c), vals, int(worlds))
+
+
+class PimcPlayer(_SearchPlayer):
+    """Perfect-information Monte Carlo over ``worlds`` sampled worlds."""
+
+    name = "pimc"
+    code = 2
+
+    def decide(self, view: PlayerView) -> Decision:
+        return self._decide(view, np.full(4, -1, np.int64))
+
+
+class DDPlayer(_SearchPlayer):
+    """Sees every card (``deal``: the four hands at the start, N E S W)."""
+
+    name = "dd"
+    code = 1
+
+    def __init__(self, deal, objective: str = "points", seed: int = 7):
+        super().__init__(1, objective, seed)
+        self.deal = [int(h) for h in deal]
+
+    def decide(self, view: PlayerView) -> Decision:
+        hands = list(self.deal)
+        for s, c in view.history:
+            hands[s] &= ~(1 << c)
+        perm = clockwise_seats(SEAT_ORDER, view.ruleset.play.direction)
+        return self._decide(view, np.array(hands, np.int64)[perm].copy())
+
+
+def taken_points(view: PlayerView) -> list[int]:
+    """Card points each side (N-S, E-W) took in the view's completed tricks."""
+    play = contract_play(view.ruleset, view.kind)
+    direction = view.ruleset.play.direction
+    taken = [0, 0]
+    leader = int(clockwise_seats(view.leader, direction))
+    cards: list[int] = []
+    for i, (_s, c) in enumerate(view.history):
+        cards.append(c)
+        if len(cards) == 4:
+            w, pts = trick_result(np.array(cards, np.int64), leader, i == 31, play)
+            taken[int(w) % 2] += int(pts)
+            leader = int(w)
+            cards = []
+    return taken
+
+
+PLAYERS = {"random": RandomPlayer, "pimc": PimcPlayer, "dd": DDPlayer}
