@@ -44,7 +44,7 @@ DD_FIELDS = ("ns_points", "ew_points", "total", "nodes", "capot_ns", "capot_ew")
 
 
 @intrinsic
-def _fetch_add(typingctx, arr, inc):
+def fetch_add(typingctx, arr, inc):
     """Atomically add ``inc`` to ``arr[0]`` (an int64 array); return the old value.
 
     The work queue of :func:`dd_tables_kernel`: each thread takes the next chunk of work
@@ -112,7 +112,7 @@ def dd_tables_kernel(
         ctx = new_context(tt_bits, opts)
         hands = np.zeros(4, np.int64)
         while True:
-            ci = _fetch_add(next_chunk, 1)
+            ci = fetch_add(next_chunk, 1)
             if ci >= n_chunks:
                 break
             for item in range(ci * chunk, min(n_items, (ci + 1) * chunk)):

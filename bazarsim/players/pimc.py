@@ -54,6 +54,12 @@ I_SHOWN = 8
 I_ALL = 15
 INFERENCES = {"voids": I_VOIDS, "limits": I_LIMITS, "bela": I_BELA, "shown": I_SHOWN}
 
+# What :func:`play_out` records: nothing (the result only), each card, or also the DD
+# value after each card.
+REC_NONE = 0
+REC_CARDS = 1
+REC_DD = 2
+
 
 @nb.njit(cache=True)
 def decision_key(run_key, index, kind, number, seat):
@@ -63,7 +69,7 @@ def decision_key(run_key, index, kind, number, seat):
 
 
 @nb.njit(cache=True)
-def _below(key, k, total):
+def draw_index(key, k, total):
     """Uniform integer in ``[0, total)`` from draw ``k`` of ``key``'s stream; (x, next k)."""
     t = np.uint64(total)
     reject = (np.uint64(0) - t) % t
@@ -197,7 +203,7 @@ def decide(me, own, fixed, forbid, counts, gone, leader, trick, n, play, ctx, n_
         else:
             r = np.int64(w)
             if total > n_worlds:
-                r, k = _below(key, k, total)
+                r, k = draw_index(key, k, total)
             for s in range(4):
                 hands[s] = fixed[s]
             hands[me] = own
@@ -266,17 +272,18 @@ def new_scratch():
 
 @nb.njit(cache=True)
 def play_out(deal, leader, play, bela_suits, shown, players, n_worlds, objective, decl_side,
-             target, infer, run_key, index, kind, ctx, with_record, cards_out, seats_out,
+             target, infer, run_key, index, kind, ctx, record, cards_out, seats_out,
              worlds_out, values_out, dd_out, violations):
     """Play one deal out, card by card, with one player per seat.
 
     ``deal``: the four hands (kernel seats); ``players[s]``: ``P_RANDOM``, ``P_DD`` or
     ``P_PIMC``, ``n_worlds[s]`` its worlds; ``shown[s]``: the cards of seat ``s``'s
     declarations shown after the first trick; ``target``: the card points the declaring
-    side needs over the deal (``O_CONTRACT``); ``infer``: the ``I_*`` bits. With
-    ``with_record`` fills, per card ``i``, ``cards_out[i]``, ``seats_out[i]``,
-    ``worlds_out[i]``, ``values_out[i]`` (the per-card means) and ``dd_out[i]`` (the
-    double-dummy N-S points over the deal after the card: taken + still to take).
+    side needs over the deal (``O_CONTRACT``); ``infer``: the ``I_*`` bits. ``record``
+    ``REC_CARDS`` fills, per card ``i``, ``cards_out[i]``, ``seats_out[i]``,
+    ``worlds_out[i]`` and ``values_out[i]`` (the per-card means); ``REC_DD`` also
+    ``dd_out[i]`` (the double-dummy N-S points over the deal after the card: taken + still
+    to take, one exact solve per card).
     ``violations[0]`` counts the decisions where the true deal broke what the players
     inferred (a seat not holding a card it is known to hold, or holding one ruled out): a
     sampler that can exclude the truth is wrong, so tests require 0.
@@ -310,7 +317,7 @@ def play_out(deal, leader, play, bela_suits, shown, players, n_worlds, objective
         worlds = 0
         if p == P_RANDOM:
             legal = legal_cards(own[seat], trick, n, play.strength, play.above, play.rules)
-            x, _k = _below(key, 0, popcount32(legal))
+            x, _k = draw_index(key, 0, popcount32(legal))
             c = lowest_bit(legal)
             for _i in range(x):
                 legal &= legal - 1
@@ -346,7 +353,7 @@ def play_out(deal, leader, play, bela_suits, shown, players, n_worlds, objective
         counts[seat] -= 1
         trick[n] = c
         n += 1
-        if with_record:
+        if record >= REC_CARDS:
             cards_out[number] = c
             seats_out[number] = seat
             worlds_out[number] = worlds
@@ -360,7 +367,7 @@ def play_out(deal, leader, play, bela_suits, shown, players, n_worlds, objective
                 gone |= np.int64(1) << trick[i]
             leader = w
             n = 0
-        if with_record:
+        if record >= REC_DD:
             if own[0] | own[1] | own[2] | own[3] == 0:
                 dd_out[number] = taken[0]
             else:

@@ -23,9 +23,9 @@ from bazarsim.deals.generator import seed_key
 from bazarsim.players.pimc import (
     I_ALL,
     OBJECTIVES,
-    _below,
     decide,
     decision_key,
+    draw_index,
     new_scratch,
     trick_result,
 )
@@ -92,7 +92,7 @@ class RandomPlayer(_KernelPlayer):
         me, *_rest, key = self._kernel_view(view)
         legal = view.legal()
         cards = [c for c in range(32) if legal >> c & 1]
-        x, _k = _below(key, 0, len(cards))
+        x, _k = draw_index(key, 0, len(cards))
         return Decision(cards[int(x)])
 
 

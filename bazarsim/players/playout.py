@@ -16,7 +16,7 @@ from bazarsim.core.errors import BazarsimError
 from bazarsim.dd.search import DEFAULT_TT_BITS, O_ALL, new_context
 from bazarsim.deals.generator import DEFAULT_SEED, seed_key
 from bazarsim.evaluate.hands import evaluate_deals, shown_cards
-from bazarsim.players.pimc import I_ALL, OBJECTIVES, PLAYER_KINDS, play_out
+from bazarsim.players.pimc import I_ALL, OBJECTIVES, PLAYER_KINDS, REC_DD, play_out
 from bazarsim.players.players import (
     DEFAULT_WORLDS,
     DDPlayer,
@@ -138,7 +138,7 @@ def play_deal(deal, contract, by, players="pimc", worlds: int = DEFAULT_WORLDS,
         play_out(np.array(hands, np.int64)[perm].copy(), int(clockwise_seats(leader, direction)),
                  play, compiled_rules(rs).bela_suit[kind].astype(np.int64),
                  shown[perm].copy(), codes, n_worlds, OBJECTIVES[objective], con.side,
-                 target, int(infer), np.uint64(seed_key(seed)), deal_index, kind, ctx, True,
+                 target, int(infer), np.uint64(seed_key(seed)), deal_index, kind, ctx, REC_DD,
                  cards, seats, used, values, dd, np.zeros(1, np.int64))
         history: list[tuple[int, int]] = []
         for i in range(32):

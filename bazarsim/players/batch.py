@@ -1,0 +1,115 @@
+"""Single-dummy columns for many deals: every contract kind played out by four PIMC
+players, in parallel (one search context per thread, work items from a shared counter,
+as :mod:`bazarsim.dd.batch`).
+
+Each (deal, kind) is a pure function of the seed, the deal's index in the run and its
+cards (:func:`~.pimc.decision_key`), so the columns are the same whatever the thread
+count, chunk, shard or scheduler.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from bazarsim.core.cards import validate_hands
+from bazarsim.core.contracts import KIND_NAMES
+from bazarsim.dd.batch import fetch_add, play_by_kind, play_of_kind
+from bazarsim.dd.search import DEFAULT_TT_BITS, O_ALL, new_context
+from bazarsim.deals.generator import seed_key
+from bazarsim.evaluate.hands import shown_cards_kernel
+from bazarsim.players.pimc import I_ALL, O_POINTS, P_PIMC, REC_NONE, play_out
+from bazarsim.players.players import DEFAULT_WORLDS
+from bazarsim.rules.compiled import compiled_rules
+from bazarsim.rules.play import SEAT_ORDER, clockwise_seats
+from bazarsim.rules.rulesets import DEFAULT_RULESET, get_ruleset
+
+# The fields of a single-dummy result: ``{KIND}_sd_ns`` (card points N-S take when all
+# four seats play PIMC) and ``{KIND}_sd_tricks_ns`` (their tricks: capots).
+SD_FIELDS = ("sd_ns", "sd_tricks_ns")
+
+
+@nb.njit(parallel=True, cache=True)
+def sd_tables_kernel(deals, leaders, indices, plays, bela, shown, kinds, n_worlds, infer,
+                     run_key, tt_bits, threads):
+    """N-S points and tricks ``[n, k]`` of every deal and kind under four PIMC players."""
+    n = deals.shape[0]
+    k = plays.points.shape[0]
+    ns = np.zeros((n, k), np.int16)
+    tricks = np.zeros((n, k), np.int8)
+    n_items = n * k
+    n_workers = min(threads, n_items)
+    next_item = np.zeros(1, np.int64)
+    for _w in nb.prange(n_workers):
+        ctx = new_context(tt_bits, O_ALL)
+        players = np.full(4, P_PIMC, np.int64)
+        worlds = np.full(4, n_worlds, np.int64)
+        cards = np.zeros(32, np.int64)
+        seats = np.zeros(32, np.int64)
+        used = np.zeros(32, np.int64)
+        values = np.zeros((32, 32), np.float64)
+        dd = np.zeros(32, np.int64)
+        violations = np.zeros(1, np.int64)
+        hands = np.zeros(4, np.int64)
+        while True:
+            item = fetch_add(next_item, 1)
+            if item >= n_items:
+                break
+            d = item // k
+            j = item % k
+            for i in range(4):
+                hands[i] = deals[d, i]
+            p, t = play_out(hands, leaders[d], play_of_kind(plays, j), bela[j], shown[d, j],
+                            players, worlds, O_POINTS, 0, 0, infer, run_key, indices[d],
+                            kinds[j], ctx, REC_NONE, cards, seats, used, values, dd, violations)
+            ns[d, j] = p
+            tricks[d, j] = t
+    return ns, tricks
+
+
+def sd_tables(deals, dealer=0, ruleset=DEFAULT_RULESET, kinds=None, worlds: int = DEFAULT_WORLDS,
+              seed: int = 7, indices=None, infer: int = I_ALL,
+              tt_bits: int = DEFAULT_TT_BITS) -> dict[str, np.ndarray]:
+    """Single-dummy columns of many full deals (``uint32[n, 4]``, N E S W), first lead
+    from the dealer's left as for the DD tables: ``{KIND}_sd_ns`` and
+    ``{KIND}_sd_tricks_ns`` per kind. ``indices``: each deal's number in its run (default
+    0..n-1), which keys its play's random streams."""
+    rs = get_ruleset(ruleset)
+    arr = np.asarray(deals)
+    if arr.ndim == 1:
+        arr = arr[None, :]
+    for row in arr:
+        validate_hands(row, full=True)
+    if int(worlds) <= 0:
+        raise ValueError(f"worlds must be at least 1, not {worlds}")
+    direction = rs.play.direction
+    perm = clockwise_seats(SEAT_ORDER, direction)
+    hands = np.ascontiguousarray(arr.astype(np.int64)[:, perm])
+    dealers = np.broadcast_to(np.asarray(dealer, np.int64), (len(hands),))
+    leaders = np.ascontiguousarray(clockwise_seats((dealers + 1) % 4, direction))
+    kinds = [rs.check_kind(k) for k in kinds] if kinds is not None else list(rs.kinds)
+    idx = np.arange(len(hands), dtype=np.int64) if indices is None else np.asarray(
+        indices, np.int64)
+    T = compiled_rules(rs)
+    shown = np.zeros((len(hands), len(kinds), 4), np.int64)
+    deals32 = np.ascontiguousarray(arr.astype(np.uint32))
+    d8 = dealers.astype(np.int8).copy()
+    for j, kind in enumerate(kinds):
+        part = np.zeros((len(hands), 4), np.int64)
+        shown_cards_kernel(deals32, d8, kind, T, part)
+        shown[:, j, :] = part[:, perm]
+    bela = np.ascontiguousarray(T.bela_suit[kinds].astype(np.int64))
+    old = nb.set_parallel_chunksize(1)
+    try:
+        ns, tricks = sd_tables_kernel(
+            hands, leaders, np.ascontiguousarray(idx), play_by_kind(rs, kinds), bela, shown,
+            np.asarray(kinds, np.int64), int(worlds), int(infer), np.uint64(seed_key(seed)),
+            tt_bits, nb.get_num_threads(),
+        )
+    finally:
+        nb.set_parallel_chunksize(old)
+    out: dict[str, np.ndarray] = {}
+    for j, kind in enumerate(kinds):
+        out[f"{KIND_NAMES[kind]}_sd_ns"] = ns[:, j].copy()
+        out[f"{KIND_NAMES[kind]}_sd_tricks_ns"] = tricks[:, j].copy()
+    return out
