@@ -1,0 +1,484 @@
+"""Hidden-card play (:mod:`bazarsim.players`) against slow, obvious references.
+
+* what a played card shows (``shown_absent``) against the brute-force reference's own
+  legal-play rules (``naive_play.legal``), on thousands of random tricks per ruleset;
+* the world sampler against brute-force enumeration of every hidden deal a view allows
+  (same set, same count; the truth is among them), and its draws against chi-square;
+* PIMC's per-card values against the mean of the reference minimax over every world;
+* whole play-outs: every card legal (reference rules), points and tricks recounted by the
+  reference, the truth never excluded by what the players inferred, four DD players
+  reaching the DD value;
+* the same results in the kernel and card by card, at 1 and 2 threads; clear errors.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numba as nb
+import numpy as np
+import pytest
+
+from bazarsim.core.bits import popcount32
+from bazarsim.core.cards import format_card
+from bazarsim.core.contracts import KIND_NAMES
+from bazarsim.core.errors import BazarsimError
+from bazarsim.dd.batch import dd_tables
+from bazarsim.dd.search import DEFAULT_TT_BITS, O_ALL, new_context
+from bazarsim.deals.generator import DealGenerator, seed_key
+from bazarsim.players.batch import sd_tables
+from bazarsim.players.inference import shown_absent
+from bazarsim.players.pimc import (
+    I_ALL,
+    O_POINTS,
+    P_DD,
+    P_PIMC,
+    P_RANDOM,
+    REC_CARDS,
+    decide,
+    draw_index,
+    new_scratch,
+    play_out,
+)
+from bazarsim.players.playout import play_deal
+from bazarsim.players.view import PlayerView, parse_contract
+from bazarsim.players.worlds import all_worlds, view_arrays
+from bazarsim.rules.compiled import compiled_rules
+from bazarsim.rules.play import contract_play
+from bazarsim.rules.rulesets import get_ruleset
+
+from . import naive_play as NP
+
+RULESETS = ("bazar", "bazar-blot", "belote-fr", "bela-hr")
+KINDS = range(6)
+
+
+def text(c: int) -> str:
+    """A card in the reference's spelling (``JS``)."""
+    return format_card(c).replace("10", "T")
+
+
+def cards_of(mask: int) -> list[int]:
+    return [c for c in range(32) if (mask >> c) & 1]
+
+
+def random_deal(rng) -> list[int]:
+    perm = rng.permutation(32)
+    return [sum(1 << int(c) for c in perm[8 * s: 8 * s + 8]) for s in range(4)]
+
+
+# ---------------------------------------------------------------- what a card shows
+
+
+def check_shown_absent(ruleset: str, count: int, seed: int) -> int:
+    """``c`` legal in ``H`` (reference rules) <=> ``H`` holds none of ``shown_absent(c)``."""
+    rs = get_ruleset(ruleset)
+    rng = np.random.default_rng(seed)
+    checked = 0
+    for kind in KINDS:
+        play = contract_play(rs, kind)
+        rules = NP.RULES[ruleset]
+        for _ in range(count):
+            perm = [int(c) for c in rng.permutation(32)]
+            n = int(rng.integers(1, 4))
+            trick = perm[:n]
+            size = int(rng.integers(1, 9))
+            hand = perm[n: n + size]
+            ref = NP.legal([text(c) for c in hand], n, [(i, text(c)) for i, c in
+                                                        enumerate(trick)], KIND_NAMES[kind],
+                           rules)
+            tr = np.zeros(4, np.int64)
+            tr[:n] = trick
+            hmask = sum(1 << c for c in hand)
+            for c in hand:
+                absent = int(shown_absent(c, tr, n, play.strength, play.above, play.rules))
+                assert (text(c) in ref) == ((hmask & absent) == 0), (
+                    ruleset, KIND_NAMES[kind], [text(x) for x in trick], text(c),
+                    [text(x) for x in hand])
+                assert not (absent >> c) & 1
+                checked += 1
+    return checked
+
+
+@pytest.mark.parametrize("ruleset", RULESETS)
+def test_shown_absent_matches_reference_legality(ruleset):
+    assert check_shown_absent(ruleset, 500, 11) > 6 * 500
+
+
+@pytest.mark.gate
+@pytest.mark.parametrize("ruleset", RULESETS)
+def test_shown_absent_matches_reference_legality_gate(ruleset):
+    """Gate. Sample in make test: test_shown_absent_matches_reference_legality."""
+    assert check_shown_absent(ruleset, 10_000, 12) > 6 * 10_000
+
+
+# ---------------------------------------------------------------- the world sampler
+
+
+def brute_worlds(me, own, fixed, forbid, counts, played) -> set[tuple[int, ...]]:
+    """Every assignment of the unseen cards to the other seats that the view allows."""
+    others = [s for s in range(4) if s != me]
+    unseen = [c for c in range(32) if not ((played | own) >> c) & 1]
+    out = set()
+
+    def place(i, rest, hands):
+        if i == 3:
+            if not rest:
+                out.add(tuple(hands))
+            return
+        s = others[i]
+        for pick in itertools.combinations(rest, counts[s]):
+            m = sum(1 << c for c in pick)
+            if m & forbid[s] or (fixed[s] & ~m):
+                continue
+            h = list(hands)
+            h[s] = m
+            place(i + 1, [c for c in rest if c not in pick], h)
+
+    start = [0, 0, 0, 0]
+    start[me] = own
+    place(0, unseen, start)
+    return out
+
+
+def random_view(rng, consistent=True):
+    """A seat's view after some tricks: the truth, and random known/forbidden cards."""
+    deal = random_deal(rng)
+    tricks = int(rng.integers(3, 7))
+    played = 0
+    hands = list(deal)
+    for s in range(4):  # each seat has played `tricks` of its cards (which, does not matter)
+        gone = cards_of(hands[s])[:tricks]
+        for c in gone:
+            hands[s] &= ~(1 << c)
+            played |= 1 << c
+    extra = int(rng.integers(0, 4))  # a trick in progress: the first seats have one fewer
+    for s in range(extra):
+        c = cards_of(hands[s])[0]
+        hands[s] &= ~(1 << c)
+        played |= 1 << c
+    me = int(rng.integers(0, 4))
+    unseen = [c for c in range(32) if not ((played | hands[me]) >> c) & 1]
+    fixed = [0] * 4
+    forbid = [0] * 4
+    for s in range(4):
+        if s == me:
+            continue
+        for c in cards_of(hands[s]):
+            if rng.random() < 0.2:
+                fixed[s] |= 1 << c
+        for c in unseen:
+            if not (hands[s] >> c) & 1 and rng.random() < 0.25:
+                forbid[s] |= 1 << c
+        if not consistent and rng.random() < 0.3:  # a card it holds (but is not known to)
+            forbid[s] |= 1 << int(rng.choice(cards_of(hands[s] & ~fixed[s]) or [0]))
+    counts = [popcount32(h) for h in hands]
+    return me, hands, fixed, forbid, counts, played
+
+
+def check_worlds(count: int, seed: int) -> tuple[int, int]:
+    rng = np.random.default_rng(seed)
+    total = empty = 0
+    for i in range(count):
+        me, truth, fixed, forbid, counts, played = random_view(rng, consistent=i % 4 != 3)
+        got = all_worlds(me, truth[me], np.array(fixed, np.int64), np.array(forbid, np.int64),
+                         np.array(counts, np.int64), played)
+        want = brute_worlds(me, truth[me], fixed, forbid, counts, played)
+        assert len(got) == len(set(got)), "world_at gave a world twice"
+        assert set(got) == want
+        if all(not (f & ~h) and not (b & h) for f, b, h in zip(fixed, forbid, truth, strict=True)):
+            assert tuple(truth) in want
+        total += len(got)
+        empty += not got
+    return total, empty
+
+
+def test_worlds_match_brute_force_enumeration():
+    total, empty = check_worlds(300, 21)
+    assert total > 3000 and empty > 0
+
+
+@pytest.mark.gate
+def test_worlds_match_brute_force_enumeration_gate():
+    """Gate. Sample in make test: test_worlds_match_brute_force_enumeration."""
+    total, empty = check_worlds(5000, 22)
+    assert total > 50_000 and empty > 0
+
+
+def test_world_count_of_an_open_view():
+    """Before any card is played, with nothing known: 24!/(8!)^3 worlds."""
+    rs = get_ruleset("bazar")
+    deal = random_deal(np.random.default_rng(3))
+    view = PlayerView.from_deal(deal, parse_contract("9H", "N", rs), [], 2, 0, rs)
+    want = math.factorial(24) // math.factorial(8) ** 3
+    assert view.world_count() == want
+    free, allowed, need = view_arrays(2, deal[2], np.zeros(4, np.int64),
+                                      np.zeros(4, np.int64), np.full(4, 8, np.int64), 0)
+    assert popcount32(int(free)) == 24 and list(need) == [8, 8, 0, 8]
+
+
+def test_draws_are_uniform():
+    """The draw that picks a world number is uniform (chi-square, 7 and 1,000 bins)."""
+    key = np.uint64(seed_key(5))
+    for bins, draws in ((7, 70_000), (1000, 200_000)):
+        seen = np.zeros(bins, np.int64)
+        k = np.int64(0)
+        for _ in range(draws):
+            x, k = draw_index(key, k, bins)
+            seen[x] += 1
+        expected = draws / bins
+        chi2 = float(((seen - expected) ** 2 / expected).sum())
+        # mean bins-1, sd sqrt(2(bins-1)): 6 sd is a failure, not noise
+        assert chi2 < bins - 1 + 6 * math.sqrt(2 * (bins - 1)), (bins, chi2)
+
+
+# ---------------------------------------------------------------- PIMC values
+
+
+def check_pimc_values(ruleset: str, count: int, seed: int, most_left: int = 2) -> int:
+    """With more worlds asked than exist, a decision's values are the mean over every
+    world of the reference minimax's N-S points from the trick's start."""
+    rs = get_ruleset(ruleset)
+    rng = np.random.default_rng(seed)
+    ctx = new_context(DEFAULT_TT_BITS, O_ALL)
+    scratch = new_scratch()
+    values = np.empty(32, np.float64)
+    checked = 0
+    while checked < count:
+        kind = int(rng.integers(0, 6))
+        play = contract_play(rs, kind)
+        deal = random_deal(rng)
+        # the last 2 (or 3) tricks, a trick in progress with n cards: up to 90 (1,680) worlds
+        left = int(rng.integers(2, most_left + 1))
+        hands = [sum(1 << c for c in cards_of(h)[:left]) for h in deal]
+        gone = 0xFFFFFFFF & ~(hands[0] | hands[1] | hands[2] | hands[3])
+        leader = int(rng.integers(0, 4))
+        n = int(rng.integers(0, 4))
+        trick = np.zeros(4, np.int64)
+        for i in range(n):
+            s = (leader + i) % 4
+            legal = NP.legal([text(c) for c in cards_of(hands[s])], i,
+                             [(j, text(int(trick[j]))) for j in range(i)], KIND_NAMES[kind],
+                             NP.RULES[ruleset])
+            c = [x for x in cards_of(hands[s]) if text(x) == legal[0]][0]
+            trick[i] = c
+            hands[s] &= ~(1 << c)
+        me = (leader + n) % 4
+        counts = np.array([popcount32(h) for h in hands], np.int64)
+        zero = np.zeros(4, np.int64)
+        played = gone | sum(1 << int(trick[i]) for i in range(n))
+        worlds = all_worlds(me, hands[me], zero, zero, counts, played)
+        card, used = decide(me, hands[me], zero, zero, counts, gone, leader, trick, n, play,
+                            ctx, 10_000, np.uint64(1), O_POINTS, 0, 0,
+                            np.full(4, -1, np.int64), values, scratch)
+        legal = NP.legal([text(c) for c in cards_of(hands[me])], n,
+                         [(j, text(int(trick[j]))) for j in range(n)], KIND_NAMES[kind],
+                         NP.RULES[ruleset])
+        if len(legal) == 1:
+            assert used == 0 and text(int(card)) == legal[0]
+            continue
+        assert used == len(worlds)
+        step = 1  # kernel seats are in playing order
+        for c in cards_of(hands[me]):
+            if text(c) not in legal:
+                assert np.isnan(values[c])
+                continue
+            total = 0
+            for w in worlds:
+                h = [[text(x) for x in cards_of(w[s])] for s in range(4)]
+                h[me] = [x for x in h[me] if x != text(c)]
+                tr = [((leader + j) % 4, text(int(trick[j]))) for j in range(n)]
+                tr.append((me, text(c)))
+                total += NP.minimax(h, leader, KIND_NAMES[kind], NP.RULES[ruleset], tr,
+                                    step=step)
+            assert values[c] == pytest.approx(total / len(worlds)), (ruleset, kind, text(c))
+        best = max if me % 2 == 0 else min
+        assert values[card] == best(values[c] for c in cards_of(hands[me])
+                                    if not np.isnan(values[c]))
+        checked += 1
+    return checked
+
+
+@pytest.mark.parametrize("ruleset", RULESETS)
+def test_pimc_values_are_means_of_reference_minimax(ruleset):
+    assert check_pimc_values(ruleset, 150, 31) == 150
+
+
+@pytest.mark.gate
+@pytest.mark.parametrize("ruleset", RULESETS)
+def test_pimc_values_are_means_of_reference_minimax_gate(ruleset):
+    """Gate. Sample in make test: test_pimc_values_are_means_of_reference_minimax."""
+    assert check_pimc_values(ruleset, 100, 32, most_left=3) == 100
+
+
+# ---------------------------------------------------------------- whole play-outs
+
+
+def kernel_playout(deal, kind, ruleset, players, worlds, seed=7, index=0, infer=I_ALL,
+                   leader=1):
+    """One play-out in kernel seats (playing order): (cards, seats, ns, tricks, violations)."""
+    rs = get_ruleset(ruleset)
+    play = contract_play(rs, kind)
+    bela = compiled_rules(rs).bela_suit[kind].astype(np.int64)
+    ctx = new_context(DEFAULT_TT_BITS, O_ALL)
+    cards = np.zeros(32, np.int64)
+    seats = np.zeros(32, np.int64)
+    used = np.zeros(32, np.int64)
+    values = np.zeros((32, 32))
+    dd = np.zeros(32, np.int64)
+    violations = np.zeros(1, np.int64)
+    ns, tricks = play_out(np.array(deal, np.int64), leader, play, bela, np.zeros(4, np.int64),
+                          np.array(players, np.int64), np.full(4, worlds, np.int64), O_POINTS,
+                          0, 0, infer, np.uint64(seed_key(seed)), index, kind, ctx, REC_CARDS,
+                          cards, seats, used, values, dd, violations)
+    return cards, seats, int(ns), int(tricks), int(violations[0])
+
+
+def replay(deal, cards, seats, kind, ruleset, leader=1) -> tuple[int, int]:
+    """Check every card against the reference's rules and recount N-S points and tricks."""
+    hands = [[text(c) for c in cards_of(h)] for h in deal]
+    rules = NP.RULES[ruleset]
+    k = KIND_NAMES[kind]
+    ns = tricks = 0
+    trick: list[tuple[int, str]] = []
+    for i in range(32):
+        seat = (leader + len(trick)) % 4
+        assert int(seats[i]) == seat
+        card = text(int(cards[i]))
+        assert card in NP.legal(hands[seat], seat, trick, k, rules), (i, card, trick)
+        hands[seat].remove(card)
+        trick.append((seat, card))
+        if len(trick) == 4:
+            winner = NP.trick_winner(trick, k)
+            pts = sum(NP.points(c, k) for _, c in trick) + (NP.LAST_TRICK if i == 31 else 0)
+            if winner % 2 == 0:
+                ns += pts
+                tricks += 1
+            leader, trick = winner, []
+    return ns, tricks
+
+
+def check_playouts(ruleset, players, worlds, count, seed) -> int:
+    rng = np.random.default_rng(seed)
+    for i in range(count):
+        kind = i % 6
+        deal = random_deal(rng)
+        cards, seats, ns, tricks, bad = kernel_playout(deal, kind, ruleset, players, worlds,
+                                                       seed, i)
+        assert bad == 0, "the true deal broke what the players inferred"
+        assert (ns, tricks) == replay(deal, cards, seats, kind, ruleset)
+        assert sorted(cards) == list(range(32))
+    return count
+
+
+@pytest.mark.parametrize("ruleset", RULESETS)
+def test_random_playouts_are_legal_and_keep_the_truth(ruleset):
+    """Random players try every corner of the rules; inference must never exclude the
+    truth (inference runs for every seat, whoever plays)."""
+    assert check_playouts(ruleset, [P_RANDOM] * 4, 1, 300, 41) == 300
+
+
+@pytest.mark.parametrize("ruleset", RULESETS)
+def test_pimc_playouts_are_legal_and_keep_the_truth(ruleset):
+    assert check_playouts(ruleset, [P_PIMC, P_RANDOM, P_PIMC, P_RANDOM], 3, 6, 42) == 6
+
+
+@pytest.mark.gate
+@pytest.mark.parametrize("ruleset", RULESETS)
+def test_playouts_are_legal_and_keep_the_truth_gate(ruleset):
+    """Gate. Samples in make test: test_random_playouts_are_legal_and_keep_the_truth,
+    test_pimc_playouts_are_legal_and_keep_the_truth."""
+    assert check_playouts(ruleset, [P_RANDOM] * 4, 1, 2500, 43) == 2500
+    assert check_playouts(ruleset, [P_PIMC] * 4, 5, 150, 44) == 150
+
+
+def test_four_dd_players_reach_the_dd_value():
+    """Each DD decision keeps the exact value, so four DD players make the DD result."""
+    rng = np.random.default_rng(51)
+    deals = [random_deal(rng) for _ in range(6)]
+    arr = np.array(deals, np.uint32)
+    dd = dd_tables(arr, dealer=0)
+    for kind in KINDS:
+        for d, deal in enumerate(deals):
+            _c, _s, ns, _t, bad = kernel_playout(deal, kind, "bazar", [P_DD] * 4, 1)
+            assert bad == 0
+            assert ns == dd[f"{KIND_NAMES[kind]}_ns_points"][d]
+
+
+def test_play_deal_record():
+    """A play-out's record: 8 tricks of 4 cards, points adding up to the deal's total, a
+    DD value after each card that only the card's own side's errors move against it."""
+    deal = random_deal(np.random.default_rng(61))
+    rec = play_deal(deal, "9H", "N", players="pimc", worlds=4, seed=3)
+    cards = [c for t in rec["tricks"] for c in t["cards"]]
+    assert len(rec["tricks"]) == 8 and len(cards) == 32
+    assert rec["ns_points"] + rec["ew_points"] == rec["total"] == 162
+    assert sum(t["points"] for t in rec["tricks"]) == 162
+    assert cards[-1]["dd_ns"] == rec["ns_points"]
+    before = rec["dd_ns_points"]
+    for c in cards:
+        # N-S cards cannot raise the DD value, E-W cards cannot lower it
+        assert (c["dd_ns"] <= before) if c["seat"] in "NS" else (c["dd_ns"] >= before)
+        assert c["given_away"] == abs(c["dd_ns"] - before)
+        before = c["dd_ns"]
+    assert rec["made"] == (rec["ns_points"] >= rec["card_points_needed"])
+
+
+@pytest.mark.parametrize("ruleset", RULESETS)
+def test_kernel_and_card_by_card_agree(ruleset):
+    deal = random_deal(np.random.default_rng(71))
+    kinds = get_ruleset(ruleset).kinds
+    for kind in (kinds[0], kinds[-1]):
+        con = KIND_NAMES[kind]
+        a = play_deal(deal, con, "E", players="pimc,random,dd,pimc", worlds=3, seed=9,
+                      ruleset=ruleset, dealer=2)
+        b = play_deal(deal, con, "E", players="pimc,random,dd,pimc", worlds=3, seed=9,
+                      ruleset=ruleset, dealer=2, kernel=False)
+        assert a["tricks"] == b["tricks"]
+        assert a["ns_points"] == b["ns_points"]
+
+
+def test_sd_tables_same_at_one_and_two_threads():
+    deals = DealGenerator(8).deal(0, 6).hands
+    old = nb.get_num_threads()
+    try:
+        nb.set_num_threads(1)
+        one = sd_tables(deals, kinds=[1, 4], worlds=3, seed=8)
+        nb.set_num_threads(min(2, nb.config.NUMBA_NUM_THREADS))
+        two = sd_tables(deals, kinds=[1, 4], worlds=3, seed=8)
+    finally:
+        nb.set_num_threads(old)
+    assert one.keys() == two.keys()
+    for k in one:
+        assert np.array_equal(one[k], two[k]), k
+    # a deal's columns depend on its index in the run, not on its neighbours
+    part = sd_tables(deals[3:5], kinds=[1, 4], worlds=3, seed=8, indices=[3, 4])
+    for k in one:
+        assert np.array_equal(part[k], one[k][3:5]), k
+
+
+# ---------------------------------------------------------------- errors
+
+
+def test_bad_input_is_refused_clearly():
+    rs = get_ruleset("bazar")
+    deal = random_deal(np.random.default_rng(81))
+    con = parse_contract("9H", "N", rs)
+    first = cards_of(deal[1])[0]
+    with pytest.raises(BazarsimError, match="hold"):
+        PlayerView.from_deal(deal, con, [(1, cards_of(deal[2])[0])], 2, 0, rs)
+    with pytest.raises(BazarsimError, match="turn"):
+        PlayerView.from_deal(deal, con, [(2, cards_of(deal[2])[0])], 2, 0, rs)
+    with pytest.raises(BazarsimError):
+        PlayerView.from_deal(deal, con, [(1, first), (1, first)], 2, 0, rs)
+    with pytest.raises(BazarsimError):
+        parse_contract("9X", "N", rs)
+    with pytest.raises(BazarsimError):
+        parse_contract("9H", "Q", rs)
+    with pytest.raises(BazarsimError, match="worlds"):
+        play_deal(deal, "9H", "N", worlds=0)
+    with pytest.raises(BazarsimError, match="player"):
+        play_deal(deal, "9H", "N", players="clever")
+    with pytest.raises(BazarsimError, match="objective"):
+        play_deal(deal, "9H", "N", objective="glory")
