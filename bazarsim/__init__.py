@@ -8,6 +8,8 @@ The package is laid out by stage, in the order data flows through it:
 * ``evaluate``: hand and deal evaluation, exact odds;
 * ``deals``: deal numbers, the deal generator, constraints;
 * ``dd``: the double-dummy solver and DD tables;
+* ``players``: hidden-card play: what a seat knows, the exact world sampler, PIMC
+  players, whole deals played out and single-dummy tables;
 * ``store``: the Parquet dataset on disk;
 * ``engine``: a simulation's index ranges computed and run (locally);
 * ``analysis``: statistics and tables aggregated from datasets;
@@ -60,6 +62,12 @@ _LAZY = {
     "solve": "bazarsim.dd.solver",
     "dd_table": "bazarsim.dd.solver",
     "dd_tables": "bazarsim.dd.solver",
+    "play_deal": "bazarsim.players.playout",
+    "PlayerView": "bazarsim.players.view",
+    "PimcPlayer": "bazarsim.players.players",
+    "DDPlayer": "bazarsim.players.players",
+    "RandomPlayer": "bazarsim.players.players",
+    "sd_tables": "bazarsim.players.batch",
     "parse_contract": "bazarsim.rules.auction",
     "run_auction": "bazarsim.rules.auction",
     "score_deal": "bazarsim.rules.scoring",

@@ -85,6 +85,11 @@ def table_commands(d: str) -> dict[str, tuple[list[str], list[str]]]:
         "score": (["score", "-c", "9H", "--declarer", "E", "--points", "NS=60", "--decl",
                    "EW=50", "--bela", "EW=20"], ["score"]),
         "auction": (["auction", "8H P 9S X P", "--dealer", "N"], ["9S"]),
+        "play": (["play", DEAL, "-c", "9H", "--declarer", "N", "-w", "3"],
+                 ["worlds", "DD", "lost", "value"]),
+        "play contract": (["play", DEAL, "-c", "9H", "--declarer", "N", "-w", "3",
+                           "--objective", "contract", "--players", "pimc,random,dd,pimc"],
+                          ["made", "pimc,random,dd,pimc"]),
     }
 
 

@@ -42,8 +42,9 @@ from bazarsim.players.pimc import (
     play_out,
 )
 from bazarsim.players.playout import play_deal
-from bazarsim.players.view import PlayerView, parse_contract
+from bazarsim.players.view import PlayerView
 from bazarsim.players.worlds import all_worlds, view_arrays
+from bazarsim.rules.auction import parse_contract
 from bazarsim.rules.compiled import compiled_rules
 from bazarsim.rules.play import contract_play
 from bazarsim.rules.rulesets import get_ruleset
@@ -210,7 +211,7 @@ def test_world_count_of_an_open_view():
     """Before any card is played, with nothing known: 24!/(8!)^3 worlds."""
     rs = get_ruleset("bazar")
     deal = random_deal(np.random.default_rng(3))
-    view = PlayerView.from_deal(deal, parse_contract("9H", "N", rs), [], 2, 0, rs)
+    view = PlayerView.from_deal(deal, parse_contract("9H", "N", 0, rs), [], 2, 0, rs)
     want = math.factorial(24) // math.factorial(8) ** 3
     assert view.world_count() == want
     free, allowed, need = view_arrays(2, deal[2], np.zeros(4, np.int64),
@@ -464,7 +465,7 @@ def test_sd_tables_same_at_one_and_two_threads():
 def test_bad_input_is_refused_clearly():
     rs = get_ruleset("bazar")
     deal = random_deal(np.random.default_rng(81))
-    con = parse_contract("9H", "N", rs)
+    con = parse_contract("9H", "N", 0, rs)
     first = cards_of(deal[1])[0]
     with pytest.raises(BazarsimError, match="hold"):
         PlayerView.from_deal(deal, con, [(1, cards_of(deal[2])[0])], 2, 0, rs)
@@ -473,9 +474,9 @@ def test_bad_input_is_refused_clearly():
     with pytest.raises(BazarsimError):
         PlayerView.from_deal(deal, con, [(1, first), (1, first)], 2, 0, rs)
     with pytest.raises(BazarsimError):
-        parse_contract("9X", "N", rs)
+        parse_contract("9X", "N", 0, rs)
     with pytest.raises(BazarsimError):
-        parse_contract("9H", "Q", rs)
+        parse_contract("9H", "Q", 0, rs)
     with pytest.raises(BazarsimError, match="worlds"):
         play_deal(deal, "9H", "N", worlds=0)
     with pytest.raises(BazarsimError, match="player"):

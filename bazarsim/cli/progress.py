@@ -100,3 +100,51 @@ def prepare_solver(quiet: bool, ruleset, kinds=None, batch: bool = True) -> None
             solver.capot_possible(hands[0], ruleset.kinds[0], 1, 0, ruleset)
     if not quiet:
         console.print(f"solver compiled in {time.perf_counter() - t0:.0f} s (cached from now on)")
+
+
+def players_cached(batch: bool) -> bool:
+    """Whether Numba's cache holds the hidden-card players' entry point (``batch``: the
+    single-dummy tables kernel; else one play-out)."""
+    import numba
+
+    from bazarsim.players import batch as batch_module
+    from bazarsim.players import pimc
+
+    src = Path((batch_module if batch else pimc).__file__)
+    pattern = f"{src.stem}.{'sd_tables_kernel' if batch else 'play_out'}-*.nbi"
+    cache = numba.config.CACHE_DIR
+    dirs = [Path(cache)] if cache else [src.parent / "__pycache__"]
+    return any(next(d.rglob(pattern), None) is not None for d in dirs if d.exists())
+
+
+def prepare_players(quiet: bool, ruleset, batch: bool = True) -> None:
+    """Compile the PIMC players before a run when the cache does not have them, saying so:
+    one tiny play-out (or single-dummy table) under a spinner."""
+    if players_cached(batch):
+        return
+    import time
+
+    import numpy as np
+
+    from bazarsim.deals.numbering import deal_from_number
+
+    hands = np.asarray(deal_from_number(0), np.uint32).reshape(1, 4)
+    console = Console(stderr=True)
+    t0 = time.perf_counter()
+    message = "compiling the card players (first run after an install only, 1-2 minutes)..."
+    if not quiet and not console.is_terminal:
+        console.print(message)
+    status = console.status(message) if not quiet and console.is_terminal else nullcontext()
+    with status:
+        if batch:
+            from bazarsim.players.batch import sd_tables
+
+            sd_tables(hands, ruleset=ruleset, kinds=[ruleset.kinds[0]], worlds=1)
+        else:
+            from bazarsim.core.contracts import Contract
+            from bazarsim.players.playout import play_deal
+
+            play_deal(hands[0], Contract(0, ruleset.kinds[0], 0), 0, worlds=1, ruleset=ruleset)
+    if not quiet:
+        console.print(f"players compiled in {time.perf_counter() - t0:.0f} s "
+                      "(cached from now on)")

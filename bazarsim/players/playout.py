@@ -12,8 +12,10 @@ from __future__ import annotations
 import numpy as np
 
 from bazarsim.core.cards import SEATS, format_card, validate_hands
+from bazarsim.core.contracts import Contract, bid_text
 from bazarsim.core.errors import BazarsimError
 from bazarsim.dd.search import DEFAULT_TT_BITS, O_ALL, new_context
+from bazarsim.dd.solver import Solver
 from bazarsim.deals.generator import DEFAULT_SEED, seed_key
 from bazarsim.evaluate.hands import evaluate_deals, shown_cards
 from bazarsim.players.pimc import I_ALL, OBJECTIVES, PLAYER_KINDS, REC_DD, play_out
@@ -24,7 +26,8 @@ from bazarsim.players.players import (
     RandomPlayer,
     taken_points,
 )
-from bazarsim.players.view import Contract, PlayerView, parse_contract
+from bazarsim.players.view import PlayerView
+from bazarsim.rules.auction import parse_contract
 from bazarsim.rules.compiled import compiled_rules
 from bazarsim.rules.play import SEAT_ORDER, clockwise_seats, contract_play
 from bazarsim.rules.rulesets import DEFAULT_RULESET, get_ruleset
@@ -45,6 +48,8 @@ def card_points_needed(rs, contract: Contract, decl, bela) -> int:
     card play makes it, 0 for a contract without a level."""
     if not contract.level:
         return 0
+    if contract.capot:  # every trick, so every card point (and the last trick)
+        return rs.total_points(contract.kind)
     total = rs.total_points(contract.kind)
     p = np.arange(total + 1)
     side = contract.side
@@ -100,7 +105,7 @@ def play_deal(deal, contract, by, players="pimc", worlds: int = DEFAULT_WORLDS,
     """
     rs = get_ruleset(ruleset)
     hands = [int(h) for h in validate_hands(deal, full=True)]
-    con = contract if isinstance(contract, Contract) else parse_contract(contract, by, rs, contra)
+    con = contract if isinstance(contract, Contract) else parse_contract(contract, by, contra, rs)
     if int(worlds) <= 0:
         raise BazarsimError(f"--worlds must be at least 1, not {worlds}", worlds)
     if objective not in OBJECTIVES:
@@ -109,8 +114,9 @@ def play_deal(deal, contract, by, players="pimc", worlds: int = DEFAULT_WORLDS,
     kind = con.kind
     decl, bela = side_bonuses(hands, dealer, kind, rs)
     target = card_points_needed(rs, con, decl, bela)
-    if objective == "contract" and not con.level:
-        raise BazarsimError("objective contract needs a contract with a level (e.g. 9H)")
+    if objective == "contract" and (not con.level or con.capot):
+        raise BazarsimError("objective contract needs a contract with a level and no capot "
+                            "(e.g. 9H); play capot bids for points")
     objs = make_players(players, hands, worlds, objective, seed, infer)
     for p in objs:
         if hasattr(p, "target"):
@@ -169,7 +175,7 @@ def play_deal(deal, contract, by, players="pimc", worlds: int = DEFAULT_WORLDS,
 
 
 def _to_play(history, leader, rs, kind) -> int:
-    view = PlayerView(rs, Contract(kind, 0, 0), 0, leader, 0, 0, list(history))
+    view = PlayerView(rs, Contract(0, kind, 0), 0, leader, 0, 0, list(history))
     return view.to_play()
 
 
@@ -177,7 +183,7 @@ def _dd_after(hands, history, leader, rs, kind, ctx) -> int:
     """DD N-S points of the deal after ``history``: taken + the rest with perfect play."""
     from bazarsim.players.pimc import ns_value_partial
 
-    view = PlayerView(rs, Contract(kind, 0, 0), 0, leader, 0, 0, list(history))
+    view = PlayerView(rs, Contract(0, kind, 0), 0, leader, 0, 0, list(history))
     taken = taken_points(view)[0]
     cur = list(hands)
     for s, c in history:
@@ -232,7 +238,7 @@ def _record(rs, con, dealer, leader, hands, steps, objs, worlds, objective, seed
     side = con.side
     out = {
         "ruleset": rs.name,
-        "contract": con.name,
+        "contract": bid_text(con.level, con.kind, con.capot),
         "declarer": "NS" if side == 0 else "EW",
         "dealer": SEATS[dealer],
         "leader": SEATS[leader],
@@ -249,11 +255,16 @@ def _record(rs, con, dealer, leader, hands, steps, objs, worlds, objective, seed
         "bela": {"NS": bela[0], "EW": bela[1]},
         "tricks": tricks,
     }
+    won = sum((SEATS.index(t["winner"]) % 2) == side for t in tricks)
+    out["tricks_declarer"] = won
     if con.level:
         out["card_points_needed"] = target
         mine = (ns, ew)[side]
-        out["made"] = bool(mine >= target)
-        out["dd_made"] = bool((dd0, total - dd0)[side] >= target)
+        out["made"] = bool(won == 8) if con.capot else bool(mine >= target)
+        if con.capot:
+            out["dd_made"] = bool(Solver().capot_possible(hands, con.kind, leader, side, rs))
+        else:
+            out["dd_made"] = bool((dd0, total - dd0)[side] >= target)
     return out
 
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bazarsim.core.cards import SEATS, format_card, parse_card, parse_seat, validate_hands
-from bazarsim.core.contracts import KIND_NAMES, parse_kind
+from bazarsim.core.contracts import Contract
 from bazarsim.core.errors import BazarsimError
 from bazarsim.evaluate.hands import shown_cards
 from bazarsim.players.inference import bela_other, shown_absent
@@ -34,42 +34,6 @@ from bazarsim.rules.play import (
     trick_winner,
 )
 from bazarsim.rules.rulesets import DEFAULT_RULESET, Ruleset, get_ruleset
-
-
-@dataclass(frozen=True)
-class Contract:
-    """A contract as the players see it: kind, level, declaring side, contra (0/1/2)."""
-
-    kind: int
-    level: int
-    side: int  # 0 N-S, 1 E-W
-    contra: int = 0
-
-    @property
-    def name(self) -> str:
-        return f"{self.level}{KIND_NAMES[self.kind]}" if self.level else KIND_NAMES[self.kind]
-
-
-def parse_contract(text: str, by, ruleset: Ruleset, contra: int = 0) -> Contract:
-    """``9H``, ``12BK``, ``VK`` (level 0: no level) declared by seat or side ``by``."""
-    t = str(text).strip().upper()
-    digits = ""
-    while t and t[0].isdigit():
-        digits += t[0]
-        t = t[1:]
-    try:
-        kind = ruleset.check_kind(parse_kind(t))
-    except BazarsimError as e:
-        raise BazarsimError(f"bad contract {text!r}: {e}", text) from None
-    level = int(digits) if digits else 0
-    if digits and level < 8:
-        raise BazarsimError(f"bad contract {text!r}: the level is at least 8", text)
-    key = str(by).strip().upper().replace("-", "")
-    if key in ("NS", "EW", "WE"):
-        side = 0 if key == "NS" else 1
-    else:
-        side = parse_seat(str(by)) % 2
-    return Contract(kind, level, side, int(contra))
 
 
 @dataclass
@@ -269,4 +233,4 @@ def _walk(hist, leader, rs: Ruleset, kind: int):
             cards = []
 
 
-__all__ = ["Contract", "PlayerView", "parse_contract", "SEAT_ORDER", "clockwise_seats"]
+__all__ = ["PlayerView", "SEAT_ORDER", "clockwise_seats"]

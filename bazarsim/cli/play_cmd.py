@@ -1,0 +1,149 @@
+"""``bazarsim play``: one deal played out card by card by hidden-card (PIMC) players, each
+card beside its double-dummy value, so a coach sees where real play departs from DD."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from bazarsim.analysis.bids import CONTRAS
+from bazarsim.cli.common import (
+    DEFAULT_RULESET,
+    DealerOpt,
+    Format,
+    FormatOpt,
+    OptionOpt,
+    RulesetOpt,
+    SeedOpt,
+    command,
+    emit_json,
+    emit_records,
+    load_ruleset,
+    lower,
+)
+from bazarsim.cli.progress import prepare_players
+from bazarsim.core.cards import parse_deal, parse_seat
+from bazarsim.core.errors import BazarsimError
+from bazarsim.deals.generator import DEFAULT_SEED
+from bazarsim.players.pimc import I_ALL, INFERENCES
+from bazarsim.players.players import DEFAULT_WORLDS
+from bazarsim.players.playout import play_deal
+from bazarsim.rules.auction import parse_contract
+
+PLAYERS_HELP = ("Who plays: pimc (sees its own cards, samples the hidden ones), dd (sees all "
+                "cards) or random; one for all seats or four for N,E,S,W, e.g. pimc,random,"
+                "pimc,random.")
+
+
+def parse_infer(text: str) -> int:
+    """``all``, ``none`` or a comma list of voids, limits, bela, shown -> the ``I_*`` bits."""
+    key = text.strip().lower()
+    if key == "all":
+        return I_ALL
+    if key == "none":
+        return 0
+    bits = 0
+    for word in (w.strip() for w in key.split(",") if w.strip()):
+        if word not in INFERENCES:
+            raise BazarsimError(f"--infer {word!r}: use all, none or a list of "
+                                f"{', '.join(INFERENCES)}", word)
+        bits |= INFERENCES[word]
+    return bits
+
+
+@command("play")
+def play_command(
+    deal: Annotated[str, typer.Argument(
+        help="The deal, PBN style: 'N:AJ9.K7.Q.T8 ... ... ...' (quote it).")],
+    contract: Annotated[str, typer.Option(
+        "--contract", "-c", help="Contract: 9H, 8BK, 10VK, 9H-CAPOT (belote, bela: H).")],
+    declarer: Annotated[str, typer.Option("--declarer", help="Declaring seat N E S W.")],
+    players: Annotated[str, typer.Option("--players", help=PLAYERS_HELP)] = "pimc",
+    worlds: Annotated[int, typer.Option(
+        "--worlds", "-w", min=1, help="Hidden deals each PIMC decision samples (exactly "
+        "uniform; every one when fewer exist).")] = DEFAULT_WORLDS,
+    objective: Annotated[str, typer.Option(
+        "--objective", callback=lower, help="What PIMC players maximise: points (expected "
+        "card points) or contract (the chance the contract is made).")] = "points",
+    infer: Annotated[str, typer.Option(
+        "--infer", help="What PIMC players infer from the play: all, none, or a list of "
+        "voids, limits (could not go higher or trump), bela, shown (declarations).")] = "all",
+    contra: Annotated[str, typer.Option(
+        "--contra", callback=lower, help="none, x (contra'd) or xx (recontra'd).")] = "none",
+    dealer: DealerOpt = "N",
+    seed: SeedOpt = DEFAULT_SEED,
+    ruleset: RulesetOpt = DEFAULT_RULESET,
+    option: OptionOpt = None,
+    fmt: FormatOpt = Format.table,
+) -> None:
+    """Play one deal out with hidden cards: every card, what the player expected of each
+    card it could play, and the double-dummy (DD) value of the deal after it.
+
+    The DD NS column is what N-S would score from there with all cards seen; a card that
+    moves it against its own side "lost" those points to perfect play. First lead from
+    the dealer's left. Example:
+    bazarsim play 'N:J97.T8..QT8 AKQ..AQT8.A .AKQ.KJ97.K T8.J97..J97' -c 9H --declarer N
+    """
+    rs = load_ruleset(ruleset, option)
+    hands = parse_deal(deal)
+    level = CONTRAS.get(contra)
+    if level is None:
+        raise BazarsimError(f"--contra {contra!r}: use none, x or xx", contra)
+    con = parse_contract(contract, parse_seat(declarer), level, rs)
+    bits = parse_infer(infer)
+    if objective not in ("points", "contract"):
+        raise BazarsimError(f"--objective {objective!r}: use points or contract", objective)
+    prepare_players(fmt != Format.table, rs, batch=False)
+    rec = play_deal(hands, con, con.declarer, players=players, worlds=worlds,
+                    objective=objective, seed=seed, dealer=parse_seat(dealer), ruleset=rs,
+                    infer=bits)
+    if fmt == Format.json:
+        emit_json(rec)
+        return
+    emit_records([summary(rec)], fmt, title=f"{rec['contract']} by {declarer.upper()} "
+                 f"({rs.name}), {rec['objective']}")
+    emit_records(card_rows(rec), fmt, title="the play", notes=[
+        ("value: the player's expected N-S points of the deal for the card played"
+         if objective == "points" else
+         "value: the player's chance (%) that the declaring side makes the contract"),
+        "DD NS: N-S points with perfect play from there; lost: what the card gave away"])
+
+
+def summary(rec: dict) -> dict:
+    out = {
+        "players": ",".join(rec["players"]) if len(set(rec["players"])) > 1
+        else rec["players"][0],
+        "NS": rec["ns_points"],
+        "EW": rec["ew_points"],
+        "DD NS": rec["dd_ns_points"],
+    }
+    if "made" in rec:
+        out["made"] = "yes" if rec["made"] else "no"
+        out["DD made"] = "yes" if rec["dd_made"] else "no"
+    return out
+
+
+def card_rows(rec: dict) -> list[dict]:
+    contract_objective = rec["objective"] == "contract"
+    rows = []
+    for t in rec["tricks"]:
+        for i, c in enumerate(t["cards"]):
+            v = c["values"].get(c["card"])
+            if v is None:
+                value = ""
+            elif contract_objective:
+                value = f"{100 * v:.0f}%"
+            else:
+                value = f"{v:.1f}"
+            rows.append({
+                "trick": t["trick"] if i == 0 else "",
+                "seat": c["seat"],
+                "card": c["card"],
+                "worlds": c["worlds"] or "",
+                "value": value,
+                "DD NS": c["dd_ns"],
+                "lost": c["given_away"] or "",
+                "won by": t["winner"] if i == 3 else "",
+            })
+    return rows
