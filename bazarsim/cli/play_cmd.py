@@ -28,8 +28,7 @@ from bazarsim.core.errors import BazarsimError
 from bazarsim.deals.generator import DEFAULT_SEED
 from bazarsim.players.pimc import I_ALL, INFERENCES
 from bazarsim.players.players import DEFAULT_WORLDS
-from bazarsim.players.playout import play_deal
-from bazarsim.rules.auction import parse_contract
+from bazarsim.players.playout import play_contract, play_deal
 
 PLAYERS_HELP = ("Who plays: pimc (sees its own cards, samples the hidden ones), dd (sees all "
                 "cards) or random; one for all seats or four for N,E,S,W, e.g. pimc,random,"
@@ -57,7 +56,8 @@ def play_command(
     deal: Annotated[str, typer.Argument(
         help="The deal, PBN style: 'N:AJ9.K7.Q.T8 ... ... ...' (quote it).")],
     contract: Annotated[str, typer.Option(
-        "--contract", "-c", help="Contract: 9H, 8BK, 10VK, 9H-CAPOT (belote, bela: H).")],
+        "--contract", "-c", help="Contract: 9H, 8BK, 10VK, 9H-CAPOT (made or not by the "
+        "ruleset's scoring), or a kind alone (H, BK: the points only).")],
     declarer: Annotated[str, typer.Option("--declarer", help="Declaring seat N E S W.")],
     players: Annotated[str, typer.Option("--players", help=PLAYERS_HELP)] = "pimc",
     worlds: Annotated[int, typer.Option(
@@ -90,7 +90,7 @@ def play_command(
     level = CONTRAS.get(contra)
     if level is None:
         raise BazarsimError(f"--contra {contra!r}: use none, x or xx", contra)
-    con = parse_contract(contract, parse_seat(declarer), level, rs)
+    con = play_contract(contract, declarer, level, rs)
     bits = parse_infer(infer)
     if objective not in ("points", "contract"):
         raise BazarsimError(f"--objective {objective!r}: use points or contract", objective)

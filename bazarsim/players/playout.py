@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from bazarsim.core.cards import SEATS, format_card, validate_hands
-from bazarsim.core.contracts import Contract, bid_text
+from bazarsim.core.cards import SEATS, format_card, parse_seat, validate_hands
+from bazarsim.core.contracts import Contract, bid_text, parse_kind
 from bazarsim.core.errors import BazarsimError
 from bazarsim.dd.search import DEFAULT_TT_BITS, O_ALL, new_context
 from bazarsim.dd.solver import Solver
@@ -46,7 +46,7 @@ def card_points_needed(rs, contract: Contract, decl, bela) -> int:
     """The fewest card points (tricks' cards and last trick) with which the declaring side
     makes the contract, by the ruleset's own scoring; one more than every point when no
     card play makes it, 0 for a contract without a level."""
-    if not contract.level:
+    if not is_scored(rs, contract):
         return 0
     if contract.capot:  # every trick, so every card point (and the last trick)
         return rs.total_points(contract.kind)
@@ -63,6 +63,29 @@ def card_points_needed(rs, contract: Contract, decl, bela) -> int:
                       check=False)
     made = np.flatnonzero(res["made"])
     return int(made[0]) if len(made) else total + 1
+
+
+def is_scored(rs, contract: Contract) -> bool:
+    """Whether a contract is made or failed: a bid, or a belote/bela game (level 0); a bare
+    kind in a bazar ruleset is played for points only."""
+    return bool(contract.level) or rs.auction.style != "bazar"
+
+
+def play_contract(text: str, by, contra: int, rs) -> Contract:
+    """A contract to play: a bid (``9H``, ``8BK``, ``9H-CAPOT``: made or not by the
+    ruleset's scoring) or a kind alone (``H``: the points only, as ``solve`` plays it)."""
+    seat = by if isinstance(by, int) else parse_seat(by)
+    t = str(text).strip()
+    if rs.auction.style == "bazar" and t and not t[0].isdigit() and "-" not in t:
+        try:
+            kind = rs.check_kind(parse_kind(t))
+        except BazarsimError:
+            pass
+        else:
+            if contra:
+                raise BazarsimError(f"a contra needs a bid with a level, not {text!r}", text)
+            return Contract(0, kind, seat)
+    return parse_contract(t, seat, contra, rs)
 
 
 def make_players(names, deal, worlds, objective, seed, infer=I_ALL) -> list:
@@ -105,7 +128,7 @@ def play_deal(deal, contract, by, players="pimc", worlds: int = DEFAULT_WORLDS,
     """
     rs = get_ruleset(ruleset)
     hands = [int(h) for h in validate_hands(deal, full=True)]
-    con = contract if isinstance(contract, Contract) else parse_contract(contract, by, contra, rs)
+    con = contract if isinstance(contract, Contract) else play_contract(contract, by, contra, rs)
     if int(worlds) <= 0:
         raise BazarsimError(f"--worlds must be at least 1, not {worlds}", worlds)
     if objective not in OBJECTIVES:
@@ -114,7 +137,7 @@ def play_deal(deal, contract, by, players="pimc", worlds: int = DEFAULT_WORLDS,
     kind = con.kind
     decl, bela = side_bonuses(hands, dealer, kind, rs)
     target = card_points_needed(rs, con, decl, bela)
-    if objective == "contract" and (not con.level or con.capot):
+    if objective == "contract" and (not is_scored(rs, con) or con.capot):
         raise BazarsimError("objective contract needs a contract with a level and no capot "
                             "(e.g. 9H); play capot bids for points")
     objs = make_players(players, hands, worlds, objective, seed, infer)
@@ -257,7 +280,7 @@ def _record(rs, con, dealer, leader, hands, steps, objs, worlds, objective, seed
     }
     won = sum((SEATS.index(t["winner"]) % 2) == side for t in tricks)
     out["tricks_declarer"] = won
-    if con.level:
+    if is_scored(rs, con):
         out["card_points_needed"] = target
         mine = (ns, ew)[side]
         out["made"] = bool(won == 8) if con.capot else bool(mine >= target)
