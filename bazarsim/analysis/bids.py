@@ -36,7 +36,11 @@ Passing scores 0, so a class's best call is its best bid only where that bid's e
 score is above 0, and passing where every bid loses (see :func:`_mark_best`).
 
 Double dummy means every card is known to everybody: defenders never err and declarers
-never guess, so P(make) is that of perfect play, not of a real table.
+never guess, so P(make) is that of perfect play, not of a real table. With ``play="sd"``
+the same tables rest on the single-dummy columns of ``simulate --sd`` instead
+(``{K}_sd_ns``, ``{K}_sd_capot``: four PIMC players with hidden cards, one play-out per
+deal and kind, which serves every seat and bid of the kind as the DD value does); every
+row says which play it rests on (``play``).
 """
 
 from __future__ import annotations
@@ -296,6 +300,31 @@ class _Cell:
     score_failed: np.ndarray
 
 
+# The play a table rests on: the columns ``{K}_{play}_ns`` and ``{K}_{play}_capot``, what
+# ``simulate`` writes them with, and the name outputs give it.
+PLAYS = {"dd": ("--dd", "double dummy"), "sd": ("--sd", "single dummy")}
+
+
+def check_play(manifest: dict, play: str, out) -> str:
+    """``play`` (``dd`` or ``sd``) checked against what the dataset holds."""
+    key = str(play).lower()
+    if key not in PLAYS:
+        raise BazarsimError(f"--play {play!r}: use dd (double dummy) or sd (single dummy)",
+                            str(play))
+    if not manifest.get(key):
+        flag = PLAYS[key][0]
+        raise BazarsimError(f"{out} has no {key.upper()} columns: simulate it with {flag}",
+                            str(out))
+    return key
+
+
+def play_name(play: str, manifest: dict | None = None) -> str:
+    """``double dummy``, or ``single dummy, PIMC 20 worlds`` with the run's manifest."""
+    name = PLAYS[play][1]
+    sd = (manifest or {}).get("sd") if play == "sd" else None
+    return f"{name}, {sd['players'].upper()} {sd['worlds']} worlds" if sd else name
+
+
 @dataclass
 class BidStudy:
     """The inputs of a bid table: dataset, ruleset, bids, classes and filters."""
@@ -308,6 +337,7 @@ class BidStudy:
     seats: tuple[int, ...]
     contra: int
     kinds: tuple[int, ...] = field(default=())
+    play: str = "dd"  # the columns the side's points and capots come from (PLAYS)
 
     @property
     def n_classes(self) -> int:
@@ -317,12 +347,11 @@ class BidStudy:
 def open_study(out: str | Path, by: list[str | Classer] | None = None,
                kinds: list[str] | None = None,
                levels: list[int] | None = None, seats: list[str] | None = None,
-               contra: str = "none") -> BidStudy:
+               contra: str = "none", play: str = "dd") -> BidStudy:
     """Check a dataset and the study's options (one clear error for each bad input)."""
     out = resolve(out)  # a path or a file:// URL
     manifest = read_manifest(out)
-    if not manifest.get("dd"):
-        raise BazarsimError(f"{out} has no DD columns: simulate it with --dd", str(out))
+    play = check_play(manifest, play, out)
     rs = ruleset_from_params(manifest)
     have = tuple(parse_kind(k) for k in manifest["kinds"])
     want = tuple(parse_kind(k) for k in kinds) if kinds else have
@@ -346,7 +375,7 @@ def open_study(out: str | Path, by: list[str | Classer] | None = None,
         raise BazarsimError(f"--by {seen[0]}: {out} has no bid-time columns (simulated before "
                             f"{rs.name} datasets recorded them); simulate it again", seen[0])
     seat_list = tuple(parse_seat(s) for s in seats) if seats else (0, 1, 2, 3)
-    return BidStudy(out, manifest, rs, bids, classers, seat_list, CONTRAS[contra], want)
+    return BidStudy(out, manifest, rs, bids, classers, seat_list, CONTRAS[contra], want, play)
 
 
 def declarer_outcome(side: int, total, dd_ns, capot, decl_ns, decl_ew, bela_ns,
@@ -379,7 +408,7 @@ def declarer_rows(study: BidStudy, batch_size: int = 1 << 16) -> Iterator[dict]:
     want = ["index", "dealer", *SEATS]
     for k in kinds:
         kn = KIND_NAMES[k]
-        want += [f"{kn}_dd_ns", f"{kn}_dd_capot", f"{kn}_declarations_ns",
+        want += [f"{kn}_{study.play}_ns", f"{kn}_{study.play}_capot", f"{kn}_declarations_ns",
                  f"{kn}_declarations_ew", f"{kn}_bela_ns", f"{kn}_bela_ew"]
     for k in dict.fromkeys([*kinds, *(c.kind for c in study.classers if c.kind is not None)]):
         kn = KIND_NAMES[k]  # the hand features of the bids' kinds and of those --by names
@@ -389,7 +418,7 @@ def declarer_rows(study: BidStudy, batch_size: int = 1 << 16) -> Iterator[dict]:
     missing = [c for c in want if c not in names]
     if missing:
         raise BazarsimError(f"{study.out} lacks columns {', '.join(missing[:4])}: simulate "
-                            "it again with --dd")
+                            f"it again with {PLAYS[study.play][0]}")
     want += [c for c in (f"{s}_{x}" for x in (SEEN, TURNED) for s in SEATS)
              if c in names]  # bid-time cards, for the seen_ features
     with reading(study.out):
@@ -400,8 +429,8 @@ def declarer_rows(study: BidStudy, batch_size: int = 1 << 16) -> Iterator[dict]:
             for kind in kinds:
                 kn = KIND_NAMES[kind]
                 total = rs.total_points(kind)
-                dd_ns = cols[f"{kn}_dd_ns"].astype(np.int64)
-                cap = cols[f"{kn}_dd_capot"].astype(np.int64)
+                dd_ns = cols[f"{kn}_{study.play}_ns"].astype(np.int64)
+                cap = cols[f"{kn}_{study.play}_capot"].astype(np.int64)
                 for seat in study.seats:
                     row = declarer_outcome(
                         seat & 1, total, dd_ns, cap, cols[f"{kn}_declarations_ns"],
@@ -478,11 +507,11 @@ def accumulate_bids(params, totals, cls, side, contra, points, tricks, decl, bel
 def bid_table(out: str | Path, by: list[str] | None = None, kinds: list[str] | None = None,
               levels: list[int] | None = None, seats: list[str] | None = None,
               contra: str = "none", confidence: float = 0.95,
-              batch_size: int = 1 << 16) -> list[dict]:
+              batch_size: int = 1 << 16, play: str = "dd") -> list[dict]:
     """Rows per (class, bid): n, P(make) with its Wilson interval, P(capot), the declaring
     side's total (mean, SD, quartiles), the expected score (declarers minus defenders)
     with its standard error, the break-even P(make), and the best bid of each class."""
-    study = open_study(out, by, kinds, levels, seats, contra)
+    study = open_study(out, by, kinds, levels, seats, contra, play)
     m = study.n_classes
     nb_ = len(study.bids)
     sums = {k: np.zeros((nb_, m)) for k in ("n", "made", "score", "score2", "score_made",
@@ -564,7 +593,7 @@ def _rows(study: BidStudy, cells: dict, hist: dict, confidence: float) -> list[d
                        expected_score=float(mean),
                        se_score=float(math.sqrt(var / n)) if n > 1 else math.nan,
                        breakeven_p=float(breakeven), best=False, best_call="",
-                       margin=math.nan)
+                       margin=math.nan, play=study.play)
             group.append(row)
         if group:
             _mark_best(group)
@@ -607,13 +636,14 @@ def parse_bid(text: str, rs: Ruleset) -> Bid:
 
 
 def compare_bids(out: str | Path, bid_a: str, bid_b: str, by: list[str] | None = None,
-                 seats: list[str] | None = None, contra: str = "none") -> list[dict]:
+                 seats: list[str] | None = None, contra: str = "none",
+                 play: str = "dd") -> list[dict]:
     """Per class: on the same deals and declarer seats, the mean score difference A - B
     (declarers minus defenders) with its paired standard error, and how often A scores
     better, worse or the same. A kind-dependent class feature (:data:`KIND_FEATURES`) is
     counted in the bids' kind; when the two bids' kinds differ it must name one
     (``trumps@H``), else the classes would silently be those of one bid."""
-    study = open_study(out, by, None, None, seats, contra)
+    study = open_study(out, by, None, None, seats, contra, play)
     a, b = parse_bid(bid_a, study.ruleset), parse_bid(bid_b, study.ruleset)
     for bid in (a, b):
         if bid.kind not in study.kinds:
@@ -662,6 +692,6 @@ def compare_bids(out: str | Path, bid_a: str, bid_b: str, by: list[str] | None =
                    mean_a=float(sums["a"][ci] / n), mean_b=float(sums["b"][ci] / n),
                    mean_diff=float(mean), se_diff=float(math.sqrt(var / n)) if n > 1 else math.nan,
                    p_a_better=float(sums["better"][ci] / n), p_b_better=float(
-                       sums["worse"][ci] / n))
+                       sums["worse"][ci] / n), play=study.play)
         rows.append(row)
     return rows

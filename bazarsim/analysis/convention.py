@@ -320,7 +320,7 @@ def count_metrics(name: str, formula: Formula, vc: ValueCounts, bins: int = BINS
 def convention_study(out: str | Path, kind: str | None, formulas: list[str] | None = None,
                      level: int | None = None, compare: bool = False, seed: int = DEFAULT_SEED,
                      seats: list[str] | None = None, contra: str = "none", bins: int = BINS,
-                     batch_size: int = 1 << 16) -> dict:
+                     batch_size: int = 1 << 16, play: str = "dd") -> dict:
     """How well each count predicts making one bid (the formulas given, and the built-in
     counts with ``compare`` or when none is given)."""
     given = formulas or []
@@ -330,7 +330,7 @@ def convention_study(out: str | Path, kind: str | None, formulas: list[str] | No
         counts += [(name, parse_formula(f)) for name, f in BUILTIN]
     if not 2 <= bins <= 100:
         raise BazarsimError(f"--bins {bins}: use 2 .. 100", str(bins))
-    study = open_bid_study(out, kind, level, seats, contra)
+    study = open_bid_study(out, kind, level, seats, contra, play=play)
     tables = [ValueCounts() for _ in counts]
     for row, made, _score in bid_outcomes(study, batch_size):
         fold, group = deal_split(row["deal"], seed)
@@ -356,7 +356,7 @@ def convention_study(out: str | Path, kind: str | None, formulas: list[str] | No
     for r in results:
         del r["_groups"]
     return {
-        "dataset": str(out), "bid": bid.label, "kind": KIND_NAMES[bid.kind],
+        "dataset": str(out), "play": study.play, "bid": bid.label, "kind": KIND_NAMES[bid.kind],
         "level": bid.level, "contra": study.contra, "seed": seed, "folds": 2,
         "n": results[0]["n"], "p_make": results[0]["p_make"],
         "fit": "monotone (isotonic) fit of make on the count, cross-fitted: fitted on one "

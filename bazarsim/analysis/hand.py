@@ -29,6 +29,7 @@ from statistics import NormalDist
 import numpy as np
 
 from bazarsim.analysis.bids import (
+    PLAYS,
     Bid,
     check_bid_options,
     declarer_outcome,
@@ -79,6 +80,8 @@ class HandQuery:
     kinds: tuple[int, ...]
     bids: tuple[Bid, ...]
     contra: int = 0
+    play: str = "dd"  # the play the bids are judged by: dd, or sd (four PIMC players)
+    worlds: int = 20  # with play sd: the worlds of each PIMC decision
 
     @property
     def side(self) -> int:
@@ -88,7 +91,8 @@ class HandQuery:
         return {"hand": format_hand(self.hand),
                 "turned": format_cards(self.turned) if self.turned else None,
                 "seat": SEATS[self.seat], "dealer": SEATS[self.dealer],
-                "ruleset": self.ruleset.name}
+                "ruleset": self.ruleset.name, "play": self.play,
+                **({"worlds": self.worlds} if self.play == "sd" else {})}
 
 
 def _parse_hand_text(text: str) -> int:
@@ -101,7 +105,8 @@ def _parse_hand_text(text: str) -> int:
 def hand_query(ruleset: Ruleset, hand: str | int, seat: int, dealer: int,
                turned: str | None = None, fix: list[str] | None = None,
                where: list[str] | None = None, kinds: tuple[int, ...] | None = None,
-               contra: str = "none", levels: list[int] | None = None) -> HandQuery:
+               contra: str = "none", levels: list[int] | None = None, play: str = "dd",
+               worlds: int = 20) -> HandQuery:
     """Check the hand against the ruleset's bid time and the other constraints (one clear
     error for each mistake) and build the query."""
     rs = ruleset
@@ -144,7 +149,14 @@ def hand_query(ruleset: Ruleset, hand: str | int, seat: int, dealer: int,
     constraints.check_kinds(rs)
     contra_code = check_bid_options(rs, contra, levels)
     bids = tuple(ruleset_bids(rs, kinds, levels, capot=levels is None))
-    return HandQuery(rs, seat, dealer, mask, turned_bit, constraints, kinds, bids, contra_code)
+    play = str(play).lower()
+    if play not in PLAYS:
+        raise BazarsimError(f"--play {play!r}: use dd (double dummy) or sd (single dummy)",
+                            play)
+    if int(worlds) < 1:
+        raise BazarsimError(f"--worlds {worlds}: must be at least 1", str(worlds))
+    return HandQuery(rs, seat, dealer, mask, turned_bit, constraints, kinds, bids, contra_code,
+                     play, int(worlds))
 
 
 # --------------------------------------------------------------------------- per deal
@@ -379,8 +391,11 @@ def analyze(query: HandQuery, deals: int = 2000, seed: int = DEFAULT_SEED,
     while True:
         n = min(step, deals - done)
         hands = gen.deal(done, n).hands
+        results = None
+        if query.play == "sd":
+            results = single_dummy_results(hands, query, seed, done)
         part = score_sample(hands, query.dealer, query.seat, query.ruleset, query.kinds,
-                            query.bids, query.contra)
+                            query.bids, query.contra, results)
         sample = part if sample is None else sample.extend(part)
         done += n
         summary = summarize(sample, confidence)
@@ -393,6 +408,29 @@ def analyze(query: HandQuery, deals: int = 2000, seed: int = DEFAULT_SEED,
             break
     return HandAnalysis(query, int(seed), sample, summary, bid_rows(sample, summary, confidence),
                         reason, precision, confidence)
+
+
+def single_dummy_results(hands: np.ndarray, query: HandQuery, seed: int,
+                         first: int) -> dict[str, np.ndarray]:
+    """The deals played out by four PIMC players, in the layout of the DD tables
+    (``{K}_ns_points``, ``{K}_capot_ns`` / ``_ew``: who took every trick, ``{K}_total``)
+    that :func:`score_sample` reads. Deal ``first + i`` keys its play, so the results do
+    not depend on the batch."""
+    from bazarsim.players.batch import sd_tables
+
+    n = len(hands)
+    sd = sd_tables(hands, dealer=query.dealer, ruleset=query.ruleset, kinds=query.kinds,
+                   worlds=query.worlds, seed=seed,
+                   indices=np.arange(first, first + n, dtype=np.int64))
+    out = {}
+    for kind in query.kinds:
+        k = KIND_NAMES[kind]
+        tricks = sd[f"{k}_sd_tricks_ns"]
+        out[f"{k}_ns_points"] = sd[f"{k}_sd_ns"].astype(np.int64)
+        out[f"{k}_capot_ns"] = tricks == 8
+        out[f"{k}_capot_ew"] = tricks == 0
+        out[f"{k}_total"] = np.full(n, query.ruleset.total_points(kind), np.int64)
+    return out
 
 
 def parse_kinds(text: str | list[str] | None, rs: Ruleset) -> tuple[int, ...] | None:

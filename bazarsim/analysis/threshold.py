@@ -65,7 +65,7 @@ MAX_CELLS = 8192  # classes x values of one study (the per-group table stays und
 
 def open_bid_study(out: str | Path, kind: str | None, level: int | None = None,
                    seats: list[str] | None = None, contra: str = "none",
-                   by: list[Classer] | None = None) -> BidStudy:
+                   by: list[Classer] | None = None, play: str = "dd") -> BidStudy:
     """A study of one bid (no capot) of a DD dataset: the kind must be the ruleset's and
     simulated, the level a legal bid (default: the lowest); one error line otherwise.
     ``by``: classes whose features the rows must be able to give (a kind they name is
@@ -73,7 +73,7 @@ def open_bid_study(out: str | Path, kind: str | None, level: int | None = None,
     if not kind:
         kinds = " ".join(read_manifest(out).get("kinds", []))
         raise BazarsimError(f"give the bid's --kinds (simulated in {out}: {kinds})")
-    study = open_study(out, by=by, kinds=[kind], seats=seats, contra=contra)
+    study = open_study(out, by=by, kinds=[kind], seats=seats, contra=contra, play=play)
     rs = study.ruleset
     if has_levels(rs):
         level = rs.auction.min_level if level is None else level
@@ -283,7 +283,8 @@ def threshold_study(out: str | Path, kind: str | None, by: str, level: int | Non
                     within: str | None = None, target: float | None = None,
                     replicates: int = REPLICATES, seed: int = DEFAULT_SEED,
                     seats: list[str] | None = None,
-                    contra: str = "none", batch_size: int = 1 << 16) -> dict:
+                    contra: str = "none", batch_size: int = 1 << 16,
+                    play: str = "dd") -> dict:
     """The threshold of ``by`` for one bid (per class of ``within``): monotone fit, target
     (break-even or fixed), threshold and its bootstrap interval, and the rows behind it."""
     feature = plain_feature(by, kind=kind)
@@ -293,12 +294,13 @@ def threshold_study(out: str | Path, kind: str | None, by: str, level: int | Non
     if replicates < 10:
         raise BazarsimError(f"--bootstrap {replicates}: use at least 10 replicates",
                             str(replicates))
-    study = open_bid_study(out, kind, level, seats, contra, [within_c] if within_c else None)
+    study = open_bid_study(out, kind, level, seats, contra, [within_c] if within_c else None,
+                           play)
     counted = count_threshold_table(study, feature, within_c, seed, GROUPS, batch_size)
     (bid,) = study.bids
     result = {
-        "dataset": str(out), "bid": bid.label, "kind": KIND_NAMES[bid.kind],
-        "level": bid.level, "feature": feature,
+        "dataset": str(out), "play": study.play, "bid": bid.label,
+        "kind": KIND_NAMES[bid.kind], "level": bid.level, "feature": feature,
         "within": within_c.name if within_c else None,
         "target_rule": "break-even" if target is None else "fixed",
         "contra": study.contra, "replicates": replicates, "seed": seed, "groups": GROUPS,

@@ -33,10 +33,11 @@ from bazarsim.cli.common import (
     load_ruleset,
     lower,
 )
-from bazarsim.cli.progress import deal_progress, prepare_solver
+from bazarsim.cli.progress import deal_progress, prepare_players, prepare_solver
 from bazarsim.cli.report_cmd import HtmlDataOpt, check_html_data
 from bazarsim.core.cards import parse_seat
 from bazarsim.core.errors import BazarsimError
+from bazarsim.players.players import DEFAULT_WORLDS
 from bazarsim.report.hand import hand_json_records, hand_notes, hand_records, hand_title
 from bazarsim.report.records import to_json
 
@@ -118,16 +119,24 @@ def analyze_command(
     every_bid: Annotated[bool, typer.Option(
         "--all", help="table, md: every bid (default: per kind, levels down to the first "
         "that makes less than 10% of the time).")] = False,
+    play: Annotated[str, typer.Option(
+        "--play", callback=lower, help="How the deals are played: dd (double dummy: every "
+        "card seen) or sd (single dummy: four PIMC players with hidden cards; about 0.2 s "
+        "a deal and kind on one core).")] = "dd",
+    worlds: Annotated[int, typer.Option(
+        "--worlds", "-w", min=1, help="With --play sd: hidden deals each PIMC decision "
+        "samples.")] = DEFAULT_WORLDS,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
     html: Annotated[str | None, typer.Option(
         "--html", help="Also write a coach's page (.html): P(make) and expected score per "
         "bid as figures, and the table of every bid; one section per hand.")] = None,
     data: HtmlDataOpt = False,
 ) -> None:
-    """For one hand at bid time, deal the unseen cards, solve every deal double dummy for
-    every contract kind, and give per bid: P(make) with its interval, the side's total,
-    P(capot), the expected score (passing scores 0), and the best bid with its paired lead
-    over the second best. Every bid is scored on the same deals."""
+    """For one hand at bid time, deal the unseen cards, solve every deal double dummy (or,
+    with --play sd, play it out with hidden cards) for every contract kind, and give per
+    bid: P(make) with its interval, the side's total, P(capot), the expected score
+    (passing scores 0), and the best bid with its paired lead over the second best. Every
+    bid is scored on the same deals."""
     rs = load_ruleset(ruleset, option)
     check_run(deals, precision, confidence)
     check_html_data(html, data)
@@ -143,7 +152,8 @@ def analyze_command(
                 raise BazarsimError("give the player's --seat and the --dealer (N E S W): the "
                                     "first lead and the declarations' order depend on them")
             queries.append(hand_query(rs, ln.hand, parse_seat(ln.seat), parse_seat(ln.dealer),
-                                      ln.turned, fix, where, kind_list, contra))
+                                      ln.turned, fix, where, kind_list, contra, play=play,
+                                      worlds=worlds))
         except BazarsimError as exc:
             if ln.number:
                 raise BazarsimError(f"{file} line {ln.number}: {exc}") from None
@@ -151,6 +161,8 @@ def analyze_command(
     for q in queries:  # impossible constraints: an error now, not after the compile
         deal_generator(q, seed)
     prepare_solver(quiet, rs, queries[0].kinds)
+    if queries[0].play == "sd":
+        prepare_players(quiet, rs)
     done = []
     for i, q in enumerate(queries):
         # one bar a hand, finished (and left on stderr) before its table is printed

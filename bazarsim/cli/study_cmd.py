@@ -19,7 +19,7 @@ from bazarsim.cli.common import (
     term_width,
 )
 from bazarsim.cli.report_cmd import HtmlDataOpt, check_html_data
-from bazarsim.cli.table_cmd import ContraOpt, SeatOpt
+from bazarsim.cli.table_cmd import ContraOpt, PlayOpt, SeatOpt
 from bazarsim.report.study import convention_text, threshold_text
 
 study_app = typer.Typer(help="Studies of one bid on a dataset written by simulate --dd: "
@@ -27,7 +27,8 @@ study_app = typer.Typer(help="Studies of one bid on a dataset written by simulat
                         no_args_is_help=True)
 app.add_typer(study_app, name="study")
 
-DirArg = Annotated[str, typer.Argument(help="Dataset written by simulate --dd.")]
+DirArg = Annotated[str, typer.Argument(help="Dataset written by simulate --dd (or --sd, "
+                                       "with --play sd).")]
 LevelOpt = Annotated[int | None, typer.Option(
     "--level", help="The bid's level, e.g. 9 (default: the lowest legal; none in belote-fr "
     "and bela-hr).")]
@@ -59,6 +60,7 @@ def threshold_command(
     seed: SeedOpt = DEFAULT_SEED,
     seat: SeatOpt = None,
     contra: ContraOpt = "none",
+    play: PlayOpt = "dd",
     fmt: FormatOpt = Format.table,
     summary: Annotated[bool, typer.Option(
         "--summary", help="Only the thresholds, not the rates per value behind them.")]
@@ -72,7 +74,8 @@ def threshold_command(
     --target), its bootstrap 95% interval, and the raw and fitted rates behind it."""
     check_html_data(html, data)
     res = threshold_study(directory, kind, by, level=level, within=within, target=target,
-                          replicates=bootstrap, seed=seed, seats=_seats(seat), contra=contra)
+                          replicates=bootstrap, seed=seed, seats=_seats(seat), contra=contra,
+                          play=play)
     typer.echo(threshold_text(res, fmt, _width(), rows=not summary), nl=False)
     if html:
         from bazarsim.cli.report_cmd import write_html
@@ -97,6 +100,7 @@ def convention_command(
     seed: SeedOpt = DEFAULT_SEED,
     seat: SeatOpt = None,
     contra: ContraOpt = "none",
+    play: PlayOpt = "dd",
     fmt: FormatOpt = Format.table,
     html: HtmlOpt = None,
     data: HtmlDataOpt = False,
@@ -108,7 +112,7 @@ def convention_command(
     calibration table."""
     check_html_data(html, data)
     res = convention_study(directory, kind, formula, level=level, compare=compare, seed=seed,
-                           seats=_seats(seat), contra=contra, bins=bins)
+                           seats=_seats(seat), contra=contra, bins=bins, play=play)
     typer.echo(convention_text(res, fmt, _width()), nl=False)
     if html:
         from bazarsim.cli.report_cmd import write_html

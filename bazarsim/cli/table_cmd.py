@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from bazarsim.analysis.bids import bid_table, compare_bids
+from bazarsim.analysis.bids import bid_table, compare_bids, play_name
 from bazarsim.cli.common import (
     Format,
     FormatOpt,
@@ -26,6 +26,14 @@ from bazarsim.report.bids import (
     compare_records,
     write_records_parquet,
 )
+
+
+def played(directory: str, play: str) -> str:
+    """The play a table rests on, in words, for its title."""
+    from bazarsim.store.parts import read_manifest, resolve
+
+    return play_name(play, read_manifest(resolve(directory)))
+
 
 table_app = typer.Typer(help="Tables aggregated from a simulated dataset (bazarsim simulate).",
                         no_args_is_help=True)
@@ -58,6 +66,10 @@ ByOpt = Annotated[list[str] | None, typer.Option(
     "compare when the bids' kinds differ). Repeatable (classes cross).")]
 SeatOpt = Annotated[list[str] | None, typer.Option(
     "--seat", help="Declarer seats to count (default all four: one DD table serves each).")]
+PlayOpt = Annotated[str, typer.Option(
+    "--play", callback=lower, help="The play the table rests on: dd (double dummy: every card "
+    "seen; simulate --dd) or sd (single dummy: four PIMC players with hidden cards; simulate "
+    "--sd).")]
 ContraOpt = Annotated[str, typer.Option("--contra", help="Score the bids with contra: none, "
                                         "x (contra) or xx (recontra).", callback=lower)]
 
@@ -72,25 +84,27 @@ def bids_command(
         "deal total / 10, and a capot bid).")] = None,
     seat: SeatOpt = None,
     contra: ContraOpt = "none",
+    play: PlayOpt = "dd",
     fmt: FormatOpt = Format.table,
     out: Annotated[str | None, typer.Option(
         "--out", help="Also write the tidy table to this Parquet file.")] = None,
     confidence: Annotated[float, typer.Option("--confidence", help="Interval level.")] = 0.95,
 ) -> None:
-    """Bid success with perfect (double-dummy) play: for each class of declarer's hand and
+    """Bid success, with perfect (double-dummy) play or, with --play sd, hidden-card
+    (single-dummy) play: for each class of declarer's hand and
     each bid, n, P(make) with its Wilson interval, P(capot), the declaring side's total,
     the expected score (declarers minus defenders) and the best call of the class: its
     best bid, or pass (which scores 0) where every bid loses on average."""
     if not 0 < confidence < 1:
         raise BazarsimError(f"--confidence {confidence}: must be between 0 and 1")
     rows = bid_table(directory, by=by, kinds=split_list(kind), levels=parse_levels(levels),
-                     seats=split_list(seat), contra=contra, confidence=confidence)
+                     seats=split_list(seat), contra=contra, confidence=confidence, play=play)
     if out:
         write_records_parquet(rows, out)
     shown, notes = bid_records(rows, fmt), None
     if fmt == Format.table:
         shown, notes = bid_terminal_records(shown)
-    emit_records(shown, fmt, title=f"Bids in {directory} (double dummy; "
+    emit_records(shown, fmt, title=f"Bids in {directory} ({played(directory, play)}; "
                  f"{100 * confidence:g}% Wilson intervals; score = declarers - defenders)",
                  notes=notes)
 
@@ -103,11 +117,13 @@ def compare_command(
     by: ByOpt = None,
     seat: SeatOpt = None,
     contra: ContraOpt = "none",
+    play: PlayOpt = "dd",
     fmt: FormatOpt = Format.table,
 ) -> None:
     """Two bids on the same deals and declarer seats: mean score difference A - B with its
     paired standard error, and how often each scores better."""
-    rows = compare_bids(directory, bid_a, bid_b, by=by, seats=split_list(seat), contra=contra)
+    rows = compare_bids(directory, bid_a, bid_b, by=by, seats=split_list(seat), contra=contra,
+                        play=play)
     emit_records(compare_records(rows, fmt), fmt,
-                 title=f"{bid_a} against {bid_b} in {directory} (double dummy; score = "
-                 "declarers - defenders; difference ± its paired standard error)")
+                 title=f"{bid_a} against {bid_b} in {directory} ({played(directory, play)}; "
+                 "score = declarers - defenders; difference ± its paired standard error)")

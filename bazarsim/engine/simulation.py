@@ -51,6 +51,9 @@ DEFAULT_CHUNK = 1 << 20
 # With DD tables (a few ms a deal) a chunk of 2^12 deals is 10 to 20 s of work: what a kill
 # can lose, and how often the progress bar moves.
 DEFAULT_DD_CHUNK = 1 << 12
+# Single-dummy play-outs (four PIMC players, ~0.2 s a deal and kind on one core at 20
+# worlds) make a chunk of 2^6 deals about a minute of work for every kind on two cores.
+DEFAULT_SD_CHUNK = 1 << 6
 ROTATE = -1  # dealer mode: the dealer is the deal index mod 4
 
 
@@ -75,19 +78,23 @@ class Simulation:
     constraints: Constraints = field(default_factory=no_constraints)
     dealer: int = ROTATE
     kinds: tuple[int | str, ...] | None = None  # codes or names ("H"); None: every kind
-    chunk: int | None = None  # deals per chunk; None: DEFAULT_CHUNK, or DEFAULT_DD_CHUNK
+    chunk: int | None = None  # deals per chunk; None: DEFAULT_CHUNK, _DD_CHUNK or _SD_CHUNK
     compression: str = "zstd"
     columns: str = "full"
     first: int = 0  # first deal index: shards of one seed are runs over disjoint ranges
     writers: int = 2  # part files written in parallel per chunk (threads)
     dd: bool = False  # solve every deal's DD table (points and capot) for each kind
+    sd: int = 0  # worlds of the PIMC players that play every deal out for each kind; 0: none
     # record each seat's bid-time cards; None: where the ruleset's bid time is not the
     # whole hand (belote-fr, bela-hr); False: as datasets written before these columns
     bid_time: bool | None = None
 
     def __post_init__(self):
         if self.chunk is None:
-            self.chunk = DEFAULT_DD_CHUNK if self.dd else DEFAULT_CHUNK
+            self.chunk = (DEFAULT_SD_CHUNK if self.sd else DEFAULT_DD_CHUNK if self.dd
+                          else DEFAULT_CHUNK)
+        if self.sd < 0:
+            raise BazarsimError(f"--worlds {self.sd}: must be at least 1")
         if self.deals < 0:
             raise BazarsimError(f"--deals {self.deals}: must be >= 0")
         if self.first < 0:
@@ -129,6 +136,7 @@ class Simulation:
             "kinds": [KIND_NAMES[k] for k in self.kinds],
             "columns": self.columns,
             **({"dd": True} if self.dd else {}),  # absent before DD columns existed
+            **({"sd": {"players": "pimc", "worlds": self.sd}} if self.sd else {}),
             **({"bid_time": True} if self.bid_time else {}),  # absent: no bid-time columns
         }
 
@@ -176,17 +184,19 @@ class Simulation:
                 points_and_declarations_kernel(flat, kind, T, points, decl)
                 for s, name in enumerate(SEATS):
                     cols[f"{name}_{kname}_points"] = points[s * n:(s + 1) * n]
-                    if self.dd:  # what the bid tables class a declarer's hand by
+                    if self.dd or self.sd:  # what the bid tables class a hand by
                         cols[f"{name}_{kname}_declarations"] = decl[s * n:(s + 1) * n]
             deal_out = {f: np.empty(n, d) for f, d in DEAL_FIELDS}
             evaluate_deals_kernel(hands, dealers, kind, T, *deal_out.values())
-            for fld in (DEAL_COLUMNS if full or self.dd else LEAN_DEAL_COLUMNS):
+            for fld in (DEAL_COLUMNS if full or self.dd or self.sd else LEAN_DEAL_COLUMNS):
                 cols[f"{kname}_{fld}"] = deal_out[fld]
             if j == 0:
                 cols["redeal"] = deal_out["redeal"]
                 cols["cancelled"] = deal_out["cancelled"]
         if self.dd:
             cols.update(self.dd_columns(hands, dealers))
+        if self.sd:
+            cols.update(self.sd_columns(hands, dealers, index))
         return self.slice_range(pa.table(cols), 0, start, end)
 
     def bid_time_columns(self, start: int, hands: np.ndarray) -> dict[str, np.ndarray]:
@@ -217,6 +227,26 @@ class Simulation:
                                      + 2 * dd[f"{k}_capot_ew"].astype(np.int8))
         return cols
 
+    def sd_columns(self, hands: np.ndarray, dealers: np.ndarray,
+                   index: np.ndarray) -> dict[str, np.ndarray]:
+        """Per kind, the single-dummy result of four PIMC players (``sd`` worlds a
+        decision, playing for points, first lead from the dealer's left): ``{K}_sd_ns``, the
+        card points N-S take, and ``{K}_sd_capot``: 1 where N-S took every trick, 2 where
+        E-W did, else 0 (the DD columns' layout). A deal's play depends on the seed and its
+        index only, so any chunk or shard gives the same columns."""
+        from bazarsim.players.batch import sd_tables
+
+        sd = sd_tables(hands, dealer=dealers, ruleset=self.ruleset, kinds=self.kinds,
+                       worlds=self.sd, seed=self.seed, indices=index)
+        cols = {}
+        for kind in self.kinds:
+            k = KIND_NAMES[kind]
+            tricks = sd[f"{k}_sd_tricks_ns"]
+            cols[f"{k}_sd_ns"] = sd[f"{k}_sd_ns"].astype(np.int16)
+            cols[f"{k}_sd_capot"] = ((tricks == 8).astype(np.int8)
+                                     + 2 * (tricks == 0).astype(np.int8))
+        return cols
+
     def slice_range(self, rows: pa.Table, offset: int, start: int, end: int) -> pa.Table:
         """Rows ``offset ..`` of ``rows`` for indices ``start .. end - 1``, with metadata."""
         meta = dict(self.params(), start=start, end=end, package_version=__version__)
@@ -237,6 +267,7 @@ class Simulation:
                   ruleset=ruleset, constraints=constraints, dealer=parse_dealer(params["dealer"]),
                   kinds=tuple(parse_kind(k) for k in params["kinds"]),
                   columns=params["columns"], dd=params.get("dd", False),
+                  sd=params.get("sd", {}).get("worlds", 0),
                   bid_time=params.get("bid_time", False), **engine)
         if sim.params() != params:
             raise BazarsimError("the manifest describes a run this bazarsim cannot rebuild")

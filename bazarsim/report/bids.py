@@ -71,12 +71,12 @@ def compare_records(rows: list[dict], fmt: Format) -> list[dict]:
     return out
 
 
-_COMPARE_RAW = {"bid_a", "bid_b", "n", "mean_a", "mean_b", "mean_diff", "se_diff", "p_a_better",
-                "p_b_better"}
+_COMPARE_RAW = {"play", "bid_a", "bid_b", "n", "mean_a", "mean_b", "mean_diff", "se_diff",
+                "p_a_better", "p_b_better"}
 
-_RAW = {"kind", "level", "capot", "bid", "n", "made", "p_make", "ci_low", "ci_high", "p_capot",
-        "mean_total", "sd_total", "q1_total", "median_total", "q3_total", "expected_score",
-        "se_score", "breakeven_p", "best", "best_call", "margin"}
+_RAW = {"play", "kind", "level", "capot", "bid", "n", "made", "p_make", "ci_low", "ci_high",
+        "p_capot", "mean_total", "sd_total", "q1_total", "median_total", "q3_total",
+        "expected_score", "se_score", "breakeven_p", "best", "best_call", "margin"}
 
 
 def _best_cell(r: dict) -> str:

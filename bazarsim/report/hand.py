@@ -52,7 +52,8 @@ def hand_title(a: HandAnalysis) -> str:
     q = a.query.describe()
     turned = f" + turned {q['turned']}" if q["turned"] else ""
     return (f"{q['hand']}{turned} at {q['seat']}, dealer {q['dealer']}, {q['ruleset']}: "
-            f"{a.deals:,} deals, double dummy")
+            f"{a.deals:,} deals, " + ("double dummy" if a.query.play == "dd" else
+                                      f"single dummy (PIMC, {a.query.worlds} worlds)"))
 
 
 def hand_notes(a: HandAnalysis, every_bid: bool = False) -> list[str]:

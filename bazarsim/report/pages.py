@@ -21,7 +21,7 @@ from bazarsim.report import figures
 from bazarsim.report.hand import hand_json_records, hand_notes, hand_records, hand_title
 from bazarsim.report.html import Column, Page, count, num, pct, text
 from bazarsim.report.records import Format, strict
-from bazarsim.report.study import convention_note, threshold_note
+from bazarsim.report.study import convention_note, played, threshold_note
 from bazarsim.report.totals import side_totals
 from bazarsim.rules.rulesets import get_ruleset
 from bazarsim.store.parts import (
@@ -540,7 +540,7 @@ def threshold_page(res: dict, title: str | None = None) -> Page:
     page = Page(title or f"Threshold of {feature} for {res['bid']}",
                 lead=f"From which {feature} on does {res['bid']} pay? Raw make rates, their "
                 "monotone fit, the target and the threshold with its bootstrap interval "
-                "(double dummy).")
+                f"({played(res)}).")
     page.section("study", "What was studied")
     page.meta([("dataset", res["dataset"]), ("bid", res["bid"]), ("feature", feature),
                ("within", within or "-"), ("target", res["target_rule"]),
@@ -584,7 +584,7 @@ def convention_page(res: dict, title: str | None = None) -> Page:
     res = strict(res)
     page = Page(title or f"Hand counts predicting {res['bid']}",
                 lead="Which hand count predicts making the bid best: AUC, Brier score and "
-                "log-loss of a cross-fitted monotone fit, and calibration (double dummy).")
+                f"log-loss of a cross-fitted monotone fit, and calibration ({played(res)}).")
     page.section("study", "What was studied")
     page.meta([("dataset", res["dataset"]), ("bid", res["bid"]),
                ("declarer rows", f"{res['n']:,}"), ("make %", f"{100 * res['p_make']:.1f}")])

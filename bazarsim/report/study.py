@@ -6,7 +6,16 @@ from __future__ import annotations
 import math
 import textwrap
 
+from bazarsim.analysis.bids import PLAYS
 from bazarsim.report.records import Format, render_records, to_json
+
+PLAY_NOTES = {"dd": "double dummy = perfect play, every card seen.",
+              "sd": "single dummy = four PIMC players, each seeing only its own cards."}
+
+
+def played(res: dict) -> str:
+    """The play a study's result rests on, in words (results before ``play``: DD)."""
+    return PLAYS[res.get("play", "dd")][1]
 
 
 def _pct(v: float | None, spec: str = ".1f") -> str:
@@ -53,7 +62,7 @@ def threshold_text(res: dict, fmt: Format, width: int = 100, rows: bool = True) 
         })
         summary.append(row)
     title = (f"Threshold of {feature} for {res['bid']}"
-             + (f" per {within}" if within else "") + f" in {res['dataset']} (double dummy)")
+             + (f" per {within}" if within else "") + f" in {res['dataset']} ({played(res)})")
     parts = [render_records(summary, fmt, title, width)]
     for c in res["classes"] if rows else []:
         table = [{feature: r[feature], "n": f"{r['n']:,}", "made": f"{r['made']:,}",
@@ -77,7 +86,8 @@ def threshold_note(res: dict) -> str:
             f"P(make) reaches the target ({target}); '<= v': reached from the lowest value "
             f"seen. 95% interval: cluster bootstrap over deals ({res['replicates']} "
             f"replicates of {res['groups']} deal groups, seed {res['seed']}), 2.5th .. "
-            "97.5th percentile. Every seat counts as declarer; double dummy = perfect play.")
+            "97.5th percentile. Every seat counts as declarer; "
+            + PLAY_NOTES[res.get("play", "dd")])
 
 
 # --------------------------------------------------------------------------- convention
@@ -99,7 +109,7 @@ def convention_text(res: dict, fmt: Format, width: int = 100) -> str:
         "log-loss (constant)": f"{c['log_loss']:.4f} ({c['log_loss_constant']:.4f})",
         "best": "best" if c["best"] else "",
     } for c in res["counts"]]
-    title = (f"Counts predicting {res['bid']} in {res['dataset']} (double dummy; n = "
+    title = (f"Counts predicting {res['bid']} in {res['dataset']} ({played(res)}; n = "
              f"{res['n']:,} declarer rows, make {_pct(res['p_make'])}%)")
     parts = [render_records(summary, fmt, title, width)]
     for c in res["counts"]:
