@@ -13,6 +13,7 @@ from bazarsim.cli.common import (
     KindsOpt,
     app,
     command,
+    emit_json,
     emit_records,
     lower,
     parse_levels,
@@ -127,3 +128,30 @@ def compare_command(
     emit_records(compare_records(rows, fmt), fmt,
                  title=f"{bid_a} against {bid_b} in {directory} ({played(directory, play)}; "
                  "score = declarers - defenders; difference ± its paired standard error)")
+
+
+@command("bias", group=table_app)
+def bias_command(
+    directory: Annotated[str, typer.Argument(help="Dataset written by simulate --dd --sd.")],
+    kind: KindsOpt = None,
+    levels: Annotated[str | None, typer.Option(
+        "--levels", help="Bid levels, e.g. 8..12, 8-12 or 8,9,10 (default: every level, "
+        "and capot bids).")] = None,
+    contra: ContraOpt = "none",
+    fmt: FormatOpt = Format.table,
+    confidence: Annotated[float, typer.Option("--confidence", help="Interval level.")] = 0.95,
+) -> None:
+    """How far double dummy is from hidden-card play: per kind and bid, P(make) under DD
+    and under single dummy (four PIMC players) with their intervals, P(SD makes | DD
+    makes), P(SD makes | DD fails), and the declaring side's points SD minus DD, on the
+    same deals (paired)."""
+    from bazarsim.analysis.bias import bias_table
+    from bazarsim.report.bias import BIAS_NOTES, bias_records, bias_title
+
+    res = bias_table(directory, kinds=split_list(kind), levels=parse_levels(levels),
+                     contra=contra, confidence=confidence)
+    if fmt == Format.json:
+        emit_json(res)
+        return
+    emit_records(bias_records(res, fmt), fmt, title=bias_title(res),
+                 notes=BIAS_NOTES if fmt == Format.table else None)

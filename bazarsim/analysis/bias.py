@@ -1,0 +1,143 @@
+"""The DD bias table: how far double-dummy make rates are from hidden-card play.
+
+A dataset simulated with both ``--dd`` and ``--sd`` holds, for every deal and kind, the
+N-S card points with perfect play (``{K}_dd_ns``) and when four PIMC players play it
+out (``{K}_sd_ns``), first lead from the dealer's left both times. Every bid of the kind
+is scored both ways for each declaring side, by the rule of ``table bids``
+(:func:`~bazarsim.analysis.bids.declarer_outcome`, :func:`~bazarsim.analysis.bids.score_bids`):
+the same deal, side, declarations and bela, only the card play differs. So the two make
+rates are paired, and per (kind, bid) the table gives
+
+* P(make) under DD and under SD, each with its Wilson interval, and their difference
+  with its paired standard error;
+* P(SD makes | DD makes) and P(SD makes | DD fails) with their intervals: how often a
+  bid DD calls made is lost at the table, and how often real play makes one DD calls
+  down (defenders err);
+* the mean card points the declaring side takes under SD minus DD, on the rows where DD
+  makes the bid, with its paired standard error.
+
+Rows are declaring sides, not seats: both seats of a side give the same play, so
+counting a side once keeps the rows of one deal from being counted twice.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+
+from bazarsim.analysis.bids import (
+    check_bid_options,
+    declarer_outcome,
+    play_name,
+    ruleset_bids,
+    score_bids,
+)
+from bazarsim.analysis.stats import wilson_interval
+from bazarsim.core.contracts import KIND_NAMES, parse_kind
+from bazarsim.core.errors import BazarsimError
+from bazarsim.engine.simulation import ruleset_from_params
+from bazarsim.store.location import resolve
+from bazarsim.store.parts import checked_part_files, read_manifest, reading, stream_batches
+
+# per (kind, bid): declaring sides; made under DD, under SD, under both; the rows DD makes
+# and the sum and sum of squares of their SD - DD points
+_SUMS = ("n", "dd", "sd", "both", "gap_n", "gap", "gap2")
+
+
+def bias_table(out: str | Path, kinds: list[str] | None = None,
+               levels: list[int] | None = None, contra: str = "none",
+               confidence: float = 0.95, batch_size: int = 1 << 16) -> dict:
+    """The bias table of a dataset with DD and SD columns: ``{"rows": [...], ...}`` with
+    one row per (kind, bid) (see the module docstring) and what the rows rest on."""
+    out = resolve(out)
+    manifest = read_manifest(out)
+    missing = [f for f, key in (("--dd", "dd"), ("--sd", "sd")) if not manifest.get(key)]
+    if missing:
+        raise BazarsimError(f"{out} needs both double-dummy and single-dummy columns: "
+                            f"simulate it with --dd --sd (it lacks {' and '.join(missing)})",
+                            str(out))
+    if not 0 < confidence < 1:
+        raise BazarsimError(f"--confidence {confidence}: must be between 0 and 1")
+    rs = ruleset_from_params(manifest)
+    have = tuple(parse_kind(k) for k in manifest["kinds"])
+    want = tuple(parse_kind(k) for k in kinds) if kinds else have
+    for k in want:
+        rs.check_kind(k)
+        if k not in have:
+            raise BazarsimError(f"kind {KIND_NAMES[k]} was not simulated in {out} (it has "
+                                f"{' '.join(manifest['kinds'])})", KIND_NAMES[k])
+    contra_code = check_bid_options(rs, contra, levels)
+    bids = ruleset_bids(rs, want, levels, capot=levels is None)
+    sums = {k: np.zeros(len(bids)) for k in _SUMS}
+    cols = ["index"]
+    for k in want:
+        kn = KIND_NAMES[k]
+        cols += [f"{kn}_{p}_{x}" for p in ("dd", "sd") for x in ("ns", "capot")]
+        cols += [f"{kn}_{x}_{s}" for x in ("declarations", "bela") for s in ("ns", "ew")]
+    deals = 0
+    with reading(out):
+        for batch in stream_batches(checked_part_files(out), cols, batch_size):
+            c = {name: batch.column(name).to_numpy(zero_copy_only=False) for name in cols}
+            deals += len(c["index"])
+            for kind in want:
+                kn = KIND_NAMES[kind]
+                of_kind = [j for j, b in enumerate(bids) if b.kind == kind]
+                total = rs.total_points(kind)
+                extra = [c[f"{kn}_{x}_{s}"] for x in ("declarations", "bela")
+                         for s in ("ns", "ew")]
+                for side in (0, 1):
+                    rows = {p: declarer_outcome(side, total, c[f"{kn}_{p}_ns"],
+                                                c[f"{kn}_{p}_capot"], *extra)
+                            for p in ("dd", "sd")}
+                    kind_bids = [bids[j] for j in of_kind]
+                    made_dd = score_bids(rs, rows["dd"], kind_bids, contra_code)[0]
+                    made_sd = score_bids(rs, rows["sd"], kind_bids, contra_code)[0]
+                    gap = (rows["sd"]["points"][:, side]
+                           - rows["dd"]["points"][:, side]).astype(np.float64)
+                    for i, j in enumerate(of_kind):
+                        md, ms = made_dd[i], made_sd[i]
+                        sums["n"][j] += len(md)
+                        sums["dd"][j] += md.sum()
+                        sums["sd"][j] += ms.sum()
+                        sums["both"][j] += (md & ms).sum()
+                        g = gap[md]
+                        sums["gap_n"][j] += len(g)
+                        sums["gap"][j] += g.sum()
+                        sums["gap2"][j] += (g * g).sum()
+    rows = [_row(bid, {k: v[j] for k, v in sums.items()}, confidence)
+            for j, bid in enumerate(bids)]
+    return {"dataset": str(out), "ruleset": rs.name, "deals": deals,
+            "dd": play_name("dd", manifest), "sd": play_name("sd", manifest),
+            "confidence": confidence, "rows": [r for r in rows if r["n"]]}
+
+
+def _row(bid, s: dict, confidence: float) -> dict:
+    n = int(s["n"])
+    dd, sd, both = int(s["dd"]), int(s["sd"]), int(s["both"])
+    dd_lo, dd_hi = wilson_interval(dd, n, confidence)
+    sd_lo, sd_hi = wilson_interval(sd, n, confidence)
+    # paired difference of the two make indicators: each row is -1, 0 or +1
+    diff = (sd - dd) / n if n else math.nan
+    differ = (sd - both) + (dd - both)  # rows where exactly one play makes it
+    var = (differ / n - diff * diff) * n / (n - 1) if n > 1 else math.nan
+    kept_lo, kept_hi = wilson_interval(both, dd, confidence)
+    saved = sd - both  # SD makes where DD fails
+    saved_lo, saved_hi = wilson_interval(saved, n - dd, confidence)
+    gn = int(s["gap_n"])
+    gap = s["gap"] / gn if gn else math.nan
+    gvar = (s["gap2"] / gn - gap * gap) * gn / (gn - 1) if gn > 1 else math.nan
+    return {
+        "kind": KIND_NAMES[bid.kind], "bid": bid.label, "n": n,
+        "p_make_dd": dd / n if n else math.nan, "dd_low": dd_lo, "dd_high": dd_hi,
+        "p_make_sd": sd / n if n else math.nan, "sd_low": sd_lo, "sd_high": sd_hi,
+        "make_diff": diff, "se_make_diff": math.sqrt(max(var, 0.0) / n) if n > 1 else math.nan,
+        "dd_made": dd, "p_sd_given_dd_made": both / dd if dd else math.nan,
+        "kept_low": kept_lo, "kept_high": kept_hi,
+        "dd_failed": n - dd,
+        "p_sd_given_dd_failed": saved / (n - dd) if n - dd else math.nan,
+        "saved_low": saved_lo, "saved_high": saved_hi,
+        "points_gap": float(gap),
+        "se_points_gap": math.sqrt(max(gvar, 0.0) / gn) if gn > 1 else math.nan,
+    }

@@ -1,0 +1,56 @@
+"""The bias table (:func:`bazarsim.analysis.bias.bias_table`) in its reading form."""
+
+from __future__ import annotations
+
+import math
+
+from bazarsim.report.records import Format
+
+
+def _pct(x: float, spec: str = ".1f") -> str:
+    return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:{spec}}"
+
+
+def _pm(x: float, se: float, spec: str = "+.1f") -> str:
+    if x is None or math.isnan(x):
+        return "-"
+    return f"{x:{spec}}" + ("" if se is None or math.isnan(se) else f" ± {se:.1f}")
+
+
+def bias_records(res: dict, fmt: Format) -> list[dict]:
+    """Rounded columns for reading (table: what fits 80 columns; md: the intervals too);
+    json and csv keep every raw value."""
+    if fmt not in (Format.table, Format.md):
+        return res["rows"]
+    out = []
+    for r in res["rows"]:
+        row = {"bid": r["bid"], "sides": f"{r['n']:,}",
+               "DD %": _pct(r["p_make_dd"]), "SD %": _pct(r["p_make_sd"])}
+        if fmt == Format.md:
+            row["DD interval"] = f"{_pct(r['dd_low'])} .. {_pct(r['dd_high'])}"
+            row["SD interval"] = f"{_pct(r['sd_low'])} .. {_pct(r['sd_high'])}"
+        row["SD - DD"] = _pm(100 * r["make_diff"], 100 * r["se_make_diff"])
+        row["SD if DD made %"] = _pct(r["p_sd_given_dd_made"])
+        row["SD if DD down %"] = _pct(r["p_sd_given_dd_failed"])
+        if fmt == Format.md:
+            row["SD if DD made interval"] = f"{_pct(r['kept_low'])} .. {_pct(r['kept_high'])}"
+            row["SD if DD down interval"] = f"{_pct(r['saved_low'])} .. {_pct(r['saved_high'])}"
+        row["points gap"] = _pm(r["points_gap"], r["se_points_gap"])
+        out.append(row)
+    return out
+
+
+def bias_title(res: dict) -> str:
+    return (f"DD bias in {res['dataset']} ({res['ruleset']}, {res['deals']:,} deals): "
+            f"{res['dd']} against {res['sd']}")
+
+
+BIAS_NOTES = [
+    "sides: declaring sides counted (two a deal); DD %, SD %: P(make) under double dummy "
+    "and under hidden-card play; SD - DD: their difference in points of %, ± its paired "
+    "standard error.",
+    "SD if DD made %: P(SD makes | DD makes); SD if DD down %: P(SD makes | DD fails); "
+    "points "
+    "gap: the declaring side's card points SD minus DD where DD makes the bid, ± its "
+    "paired standard error. Intervals: --format md or json.",
+]
