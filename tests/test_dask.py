@@ -48,7 +48,7 @@ def cluster():
         yield c
 
 
-CHECKS = ("same_dataset_as_in_process_with_any_chunk", "dd_run_is_the_same_dataset",
+CHECKS = ("same_dataset_as_in_process_with_any_chunk", "dd_and_sd_run_is_the_same_dataset",
           "worker_killed_mid_task_loses_nothing", "resumes_from_the_parts_on_disk",
           "cli_on_a_scheduler_with_a_file_url", "workers_write_through_an_fsspec_url",
           "worker_with_another_version_is_an_error", "driver_killed_and_restarted_resumes")
@@ -98,12 +98,12 @@ def check_same_dataset_as_in_process_with_any_chunk(tmp_path, engine, _cluster):
         "engine"] == "local"
 
 
-def check_dd_run_is_the_same_dataset(tmp_path, engine, _cluster):
-    kw = {"deals": 24, "seed": 3, "columns": "lean", "dd": True, "kinds": (1, 4)}
+def check_dd_and_sd_run_is_the_same_dataset(tmp_path, engine, _cluster):
+    kw = {"deals": 24, "seed": 3, "columns": "lean", "dd": True, "sd": 2, "kinds": (1, 4)}
     run_simulation(Simulation(**kw, chunk=24), tmp_path / "local")
     run_simulation(Simulation(**kw, chunk=5, first=0), tmp_path / "dask", engine=engine)
     assert_same_dataset(tmp_path / "local", tmp_path / "dask")
-    assert "H_dd_ns" in read_dataframe(tmp_path / "dask").columns
+    assert {"H_dd_ns", "H_sd_ns", "BK_sd_capot"} <= set(read_dataframe(tmp_path / "dask").columns)
 
 
 def check_worker_killed_mid_task_loses_nothing(tmp_path, engine, cluster):
@@ -225,11 +225,11 @@ def test_local_clusters_of_1_and_3_workers(tmp_path, workers):
 
 @pytest.mark.gate
 def test_driver_killed_and_restarted_resumes(tmp_path, cluster):
-    """SIGKILL the `bazarsim simulate --scheduler` driver of a DD run once parts exist;
+    """SIGKILL the `bazarsim simulate --scheduler` driver of a DD and SD run once parts exist;
     the same command again finishes the dataset, identical to an in-process one.
 
     Sample in make test: test_on_a_local_cluster (its driver check, without DD)"""
-    driver_killed_then_resumed(tmp_path, cluster, Simulation(deals=60, seed=5, dd=True,
+    driver_killed_then_resumed(tmp_path, cluster, Simulation(deals=60, seed=5, dd=True, sd=2,
                                                              columns="lean"), chunk=4)
 
 
@@ -241,7 +241,8 @@ def check_driver_killed_and_restarted_resumes(tmp_path, _engine, cluster):
 def driver_killed_then_resumed(tmp_path, cluster, sim: Simulation, chunk: int) -> None:
     out = tmp_path / "d"
     args = [sys.executable, "-m", "bazarsim", "simulate", "-n", str(sim.deals), "--seed",
-            str(sim.seed), *(["--dd"] if sim.dd else []), "--columns", sim.columns,
+            str(sim.seed), *(["--dd"] if sim.dd else []),
+            *(["--sd", "-w", str(sim.sd)] if sim.sd else []), "--columns", sim.columns,
             "--chunk", str(chunk), "--out", str(out), "--scheduler",
             cluster.scheduler_address, "-q"]
     tasks = -(-sim.deals // chunk)

@@ -5,6 +5,7 @@ row by row)."""
 from __future__ import annotations
 
 import json
+import os
 
 import numpy as np
 import pandas as pd
@@ -174,3 +175,28 @@ def test_analyze_play_sd_says_so():
                             "-n", "12", "--kinds", "H", "--play", "sd",
                             "-w", "2", "-q"])
     assert "single dummy" in r.output
+
+
+def test_sd_run_killed_then_resumed_at_1_and_2_threads(tmp_path):
+    """SIGKILL an --sd run once 3 parts are whole (engine/faults.py), resume it with
+    another thread count: the dataset of an uninterrupted in-process run."""
+    import signal
+    import subprocess
+    import sys
+
+    from bazarsim.engine.faults import KILL_AFTER_PARTS
+    from bazarsim.store.parts import existing_parts
+
+    out = tmp_path / "killed"
+    args = [sys.executable, "-m", "bazarsim", "simulate", "-n", "24", "--seed", "9",
+            "--kinds", "H,BK", "--dd", "--sd", "-w", "2", "--chunk", "4", "-q", "--out",
+            str(out)]
+    env = dict(os.environ, NUMBA_NUM_THREADS="2")
+    p = subprocess.run(args, capture_output=True, env={**env, KILL_AFTER_PARTS: "3"})
+    assert p.returncode == -signal.SIGKILL
+    assert 3 <= len(existing_parts(out)) < 12
+    done = subprocess.run(args, capture_output=True, text=True,
+                          env=dict(env, NUMBA_NUM_THREADS="1"))
+    assert done.returncode == 0, done.stderr
+    clean = simulate(tmp_path / "clean", deals=24, seed=9, sd=2, chunk=24)
+    assert frame(out).equals(frame(clean))

@@ -72,6 +72,18 @@ def _scoring() -> None:
                 declarations=np.zeros((1, 2), int), bela=np.zeros((1, 2), int))
 
 
+def _players() -> None:
+    import numpy as np
+
+    from bazarsim.deals.numbering import deal_from_number
+    from bazarsim.players.batch import sd_tables
+    from bazarsim.players.playout import play_deal
+
+    deal = deal_from_number(0)
+    play_deal(deal, "H", "N", worlds=2)
+    sd_tables(np.asarray(deal, np.uint32).reshape(1, 4), kinds=[1], worlds=2)
+
+
 # family -> the first calls that compile it (under a minute for the solver's entry points,
 # seconds for the others)
 FAMILIES: dict[str, Callable[[], None]] = {
@@ -80,6 +92,7 @@ FAMILIES: dict[str, Callable[[], None]] = {
     "evaluation": _evaluation,
     "dealing": _dealing,
     "scoring": _scoring,
+    "players": _players,
 }
 # What ``compile_all`` hands to one process, longest first: DD tables right after the
 # solver in the same process, since they call the search the solver has just compiled
@@ -87,6 +100,7 @@ FAMILIES: dict[str, Callable[[], None]] = {
 # DD tables after it, on 2 busy cores).
 SCHEDULE: tuple[tuple[str, ...], ...] = (
     ("solver", "DD tables"),
+    ("players",),  # one play-out and the SD tables: the search again, inside the players
     ("dealing",),
     ("evaluation",),
     ("scoring",),
