@@ -331,7 +331,8 @@ def kernel_playout(deal, kind, ruleset, players, worlds, seed=7, index=0, infer=
     violations = np.zeros(1, np.int64)
     ns, tricks = play_out(np.array(deal, np.int64), leader, play, bela, np.zeros(4, np.int64),
                           np.array(players, np.int64), np.full(4, worlds, np.int64), O_POINTS,
-                          0, 0, infer, np.uint64(seed_key(seed)), index, kind, ctx, REC_CARDS,
+                          0, 0, np.full(4, infer, np.int64), np.uint64(seed_key(seed)), index,
+                          kind, ctx, REC_CARDS,
                           cards, seats, used, values, dd, violations)
     return cards, seats, int(ns), int(tricks), int(violations[0])
 

@@ -103,7 +103,8 @@ def sd_tables(deals, dealer=0, ruleset=DEFAULT_RULESET, kinds=None, worlds: int 
     try:
         ns, tricks = sd_tables_kernel(
             hands, leaders, np.ascontiguousarray(idx), play_by_kind(rs, kinds), bela, shown,
-            np.asarray(kinds, np.int64), int(worlds), int(infer), np.uint64(seed_key(seed)),
+            np.asarray(kinds, np.int64), int(worlds), np.full(4, int(infer), np.int64),
+            np.uint64(seed_key(seed)),
             tt_bits, nb.get_num_threads(),
         )
     finally:

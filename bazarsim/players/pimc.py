@@ -53,6 +53,8 @@ I_BELA = 4
 I_SHOWN = 8
 I_ALL = 15
 INFERENCES = {"voids": I_VOIDS, "limits": I_LIMITS, "bela": I_BELA, "shown": I_SHOWN}
+N_INFERENCES = 4
+B_VOIDS, B_LIMITS, B_BELA, B_SHOWN = 0, 1, 2, 3  # the bit number of each I_*
 
 # What :func:`play_out` records: nothing (the result only), each card, or also the DD
 # value after each card.
@@ -279,17 +281,23 @@ def play_out(deal, leader, play, bela_suits, shown, players, n_worlds, objective
     ``deal``: the four hands (kernel seats); ``players[s]``: ``P_RANDOM``, ``P_DD`` or
     ``P_PIMC``, ``n_worlds[s]`` its worlds; ``shown[s]``: the cards of seat ``s``'s
     declarations shown after the first trick; ``target``: the card points the declaring
-    side needs over the deal (``O_CONTRACT``); ``infer``: the ``I_*`` bits. ``record``
+    side needs over the deal (``O_CONTRACT``); ``infer[s]``: the ``I_*`` bits seat ``s``'s
+    player uses. ``record``
     ``REC_CARDS`` fills, per card ``i``, ``cards_out[i]``, ``seats_out[i]``,
     ``worlds_out[i]`` and ``values_out[i]`` (the per-card means); ``REC_DD`` also
     ``dd_out[i]`` (the double-dummy N-S points over the deal after the card: taken + still
     to take, one exact solve per card).
     ``violations[0]`` counts the decisions where the true deal broke what the players
-    inferred (a seat not holding a card it is known to hold, or holding one ruled out): a
+    shown (a seat not holding a card it is known to hold, or holding one ruled out): a
     sampler that can exclude the truth is wrong, so tests require 0.
     Returns (N-S points, N-S tricks).
     """
     own = deal.copy()
+    # what the play has shown, per inference (B_* rows) and seat: cards held, cards not
+    # held; every inference is drawn (the truth must satisfy them all), and each seat's
+    # player uses those of its ``infer`` bits
+    holds = np.zeros((N_INFERENCES, 4), np.int64)
+    lacks = np.zeros((N_INFERENCES, 4), np.int64)
     fixed = np.zeros(4, np.int64)
     forbid = np.zeros(4, np.int64)
     counts = np.zeros(4, np.int64)
@@ -306,12 +314,13 @@ def play_out(deal, leader, play, bela_suits, shown, players, n_worlds, objective
     n_cards = counts[0] + counts[1] + counts[2] + counts[3]
     for number in range(n_cards):
         seat = (leader + n) % 4
-        if number == 4 and infer & I_SHOWN:
+        if number == 4:
             for s in range(4):
-                fixed[s] |= shown[s] & own[s]
+                holds[B_SHOWN, s] |= shown[s] & own[s]
         for s in range(4):
-            if fixed[s] & ~own[s] != 0 or own[s] & forbid[s] != 0:
-                violations[0] += 1
+            for b in range(N_INFERENCES):
+                if holds[b, s] & ~own[s] != 0 or own[s] & lacks[b, s] != 0:
+                    violations[0] += 1
         key = decision_key(run_key, index, kind, number, seat)
         p = players[seat]
         worlds = 0
@@ -326,6 +335,13 @@ def play_out(deal, leader, play, bela_suits, shown, players, n_worlds, objective
         else:
             need = target - taken[decl_side]
             truth = own if p == P_DD else no_truth
+            fixed[:] = 0
+            forbid[:] = 0
+            for b in range(N_INFERENCES):  # what this seat's player infers
+                if infer[seat] >> b & 1:
+                    for s in range(4):
+                        fixed[s] |= holds[b, s]
+                        forbid[s] |= lacks[b, s]
             c, worlds = decide(seat, own[seat], fixed, forbid, counts, gone, leader, trick, n,
                                play, ctx, n_worlds[seat], key, objective, decl_side, need,
                                truth, values, scratch)
@@ -337,19 +353,17 @@ def play_out(deal, leader, play, bela_suits, shown, players, n_worlds, objective
         if n > 0 and absent != 0:
             led_mask = np.int64(0xFF) << (8 * (trick[0] >> 3))
             void = absent & led_mask if (led_mask >> c) & 1 == 0 else np.int64(0)
-            if infer & I_VOIDS:
-                forbid[seat] |= void
-            if infer & I_LIMITS:
-                forbid[seat] |= absent & ~void
-        if infer & I_BELA:
-            o = bela_other(c, bela_suits)
-            if o >= 0 and (gone >> o) & 1 == 0 and not _in_trick(trick, n, o):
-                if (own[seat] >> o) & 1:
-                    fixed[seat] |= np.int64(1) << o
-                else:
-                    forbid[seat] |= np.int64(1) << o
+            lacks[B_VOIDS, seat] |= void
+            lacks[B_LIMITS, seat] |= absent & ~void
+        o = bela_other(c, bela_suits)
+        if o >= 0 and (gone >> o) & 1 == 0 and not _in_trick(trick, n, o):
+            if (own[seat] >> o) & 1:
+                holds[B_BELA, seat] |= np.int64(1) << o
+            else:
+                lacks[B_BELA, seat] |= np.int64(1) << o
         own[seat] ^= np.int64(1) << c
-        fixed[seat] &= ~(np.int64(1) << c)
+        for b in range(N_INFERENCES):
+            holds[b, seat] &= ~(np.int64(1) << c)
         counts[seat] -= 1
         trick[n] = c
         n += 1

@@ -159,6 +159,7 @@ def play_deal(deal, contract, by, players="pimc", worlds: int = DEFAULT_WORLDS,
         shown = shown_cards(np.array(hands, np.uint32), dealer, kind, rs)[0]
         codes = np.array([PLAYER_KINDS[p.name] for p in objs], np.int64)[perm]
         n_worlds = np.array([getattr(p, "worlds", 1) for p in objs], np.int64)[perm]
+        infers = np.array([getattr(p, "infer", infer) for p in objs], np.int64)[perm]
         cards = np.zeros(32, np.int64)
         seats = np.zeros(32, np.int64)
         used = np.zeros(32, np.int64)
@@ -167,7 +168,7 @@ def play_deal(deal, contract, by, players="pimc", worlds: int = DEFAULT_WORLDS,
         play_out(np.array(hands, np.int64)[perm].copy(), int(clockwise_seats(leader, direction)),
                  play, compiled_rules(rs).bela_suit[kind].astype(np.int64),
                  shown[perm].copy(), codes, n_worlds, OBJECTIVES[objective], con.side,
-                 target, int(infer), np.uint64(seed_key(seed)), deal_index, kind, ctx, REC_DD,
+                 target, infers, np.uint64(seed_key(seed)), deal_index, kind, ctx, REC_DD,
                  cards, seats, used, values, dd, np.zeros(1, np.int64))
         history: list[tuple[int, int]] = []
         for i in range(32):
