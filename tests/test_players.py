@@ -484,3 +484,23 @@ def test_bad_input_is_refused_clearly():
         play_deal(deal, "9H", "N", players="clever")
     with pytest.raises(BazarsimError, match="objective"):
         play_deal(deal, "9H", "N", objective="glory")
+
+
+# ---------------------------------------------------------------- play-offs
+
+
+def test_playoff_of_a_team_against_itself_is_exactly_even():
+    """The same player on both sides with the same streams: every game pair cancels."""
+    from bazarsim.players.playoff import Team, playoff
+
+    res = playoff(Team("pimc", 2), Team("pimc", 2), deals=4, kinds=[1, 4])
+    assert res["mean_diff"] == 0 and res["games"] == 16
+
+
+def test_pimc_beats_random_in_a_duplicate_playoff():
+    from bazarsim.players.playoff import Team, playoff
+
+    res = playoff(Team("pimc", 3), Team("random"), deals=12, kinds=[1])
+    assert res["mean_diff"] > 3 * res["se_diff"] > 0
+    flipped = playoff(Team("random"), Team("pimc", 3), deals=12, kinds=[1])
+    assert flipped["mean_diff"] == -res["mean_diff"]

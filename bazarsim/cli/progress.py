@@ -111,7 +111,7 @@ def players_cached(batch: bool) -> bool:
     from bazarsim.players import pimc
 
     src = Path((batch_module if batch else pimc).__file__)
-    pattern = f"{src.stem}.{'sd_tables_kernel' if batch else 'play_out'}-*.nbi"
+    pattern = f"{src.stem}.{'playout_tables_kernel' if batch else 'play_out'}-*.nbi"
     cache = numba.config.CACHE_DIR
     dirs = [Path(cache)] if cache else [src.parent / "__pycache__"]
     return any(next(d.rglob(pattern), None) is not None for d in dirs if d.exists())

@@ -1,6 +1,6 @@
-"""Single-dummy columns for many deals: every contract kind played out by four PIMC
-players, in parallel (one search context per thread, work items from a shared counter,
-as :mod:`bazarsim.dd.batch`).
+"""Many deals played out: single-dummy columns (every contract kind played out by four PIMC
+players) and play-out tables of any four players, in parallel (one search context per
+thread, work items from a shared counter, as :mod:`bazarsim.dd.batch`).
 
 Each (deal, kind) is a pure function of the seed, the deal's index in the run and its
 cards (:func:`~.pimc.decision_key`), so the columns are the same whatever the thread
@@ -18,7 +18,7 @@ from bazarsim.dd.batch import fetch_add, play_by_kind, play_of_kind
 from bazarsim.dd.search import DEFAULT_TT_BITS, O_ALL, new_context
 from bazarsim.deals.generator import seed_key
 from bazarsim.evaluate.hands import shown_cards_kernel
-from bazarsim.players.pimc import I_ALL, O_POINTS, P_PIMC, REC_NONE, play_out
+from bazarsim.players.pimc import I_ALL, O_POINTS, PLAYER_KINDS, REC_NONE, play_out
 from bazarsim.players.players import DEFAULT_WORLDS
 from bazarsim.rules.compiled import compiled_rules
 from bazarsim.rules.play import SEAT_ORDER, clockwise_seats
@@ -30,9 +30,10 @@ SD_FIELDS = ("sd_ns", "sd_tricks_ns")
 
 
 @nb.njit(parallel=True, cache=True)
-def sd_tables_kernel(deals, leaders, indices, plays, bela, shown, kinds, n_worlds, infer,
-                     run_key, tt_bits, threads):
-    """N-S points and tricks ``[n, k]`` of every deal and kind under four PIMC players."""
+def playout_tables_kernel(deals, leaders, indices, plays, bela, shown, kinds, players,
+                          n_worlds, infer, run_key, tt_bits, threads):
+    """N-S points and tricks ``[n, k]`` of every deal and kind played out by the players
+    of each seat (``players``, ``n_worlds``, ``infer``: one entry a kernel seat)."""
     n = deals.shape[0]
     k = plays.points.shape[0]
     ns = np.zeros((n, k), np.int16)
@@ -42,8 +43,6 @@ def sd_tables_kernel(deals, leaders, indices, plays, bela, shown, kinds, n_world
     next_item = np.zeros(1, np.int64)
     for _w in nb.prange(n_workers):
         ctx = new_context(tt_bits, O_ALL)
-        players = np.full(4, P_PIMC, np.int64)
-        worlds = np.full(4, n_worlds, np.int64)
         cards = np.zeros(32, np.int64)
         seats = np.zeros(32, np.int64)
         used = np.zeros(32, np.int64)
@@ -60,7 +59,7 @@ def sd_tables_kernel(deals, leaders, indices, plays, bela, shown, kinds, n_world
             for i in range(4):
                 hands[i] = deals[d, i]
             p, t = play_out(hands, leaders[d], play_of_kind(plays, j), bela[j], shown[d, j],
-                            players, worlds, O_POINTS, 0, 0, infer, run_key, indices[d],
+                            players, n_worlds, O_POINTS, 0, 0, infer, run_key, indices[d],
                             kinds[j], ctx, REC_NONE, cards, seats, used, values, dd, violations)
             ns[d, j] = p
             tricks[d, j] = t
@@ -72,18 +71,42 @@ def sd_tables(deals, dealer=0, ruleset=DEFAULT_RULESET, kinds=None, worlds: int 
               tt_bits: int = DEFAULT_TT_BITS) -> dict[str, np.ndarray]:
     """Single-dummy columns of many full deals (``uint32[n, 4]``, N E S W), first lead
     from the dealer's left as for the DD tables: ``{KIND}_sd_ns`` and
-    ``{KIND}_sd_tricks_ns`` per kind. ``indices``: each deal's number in its run (default
-    0..n-1), which keys its play's random streams."""
+    ``{KIND}_sd_tricks_ns`` per kind, four PIMC players of ``worlds`` worlds.
+    ``indices``: each deal's number in its run (default 0..n-1), which keys its play's
+    random streams."""
+    if int(worlds) <= 0:
+        raise ValueError(f"worlds must be at least 1, not {worlds}")
+    seats = [("pimc", int(worlds), int(infer))] * 4
+    ns, tricks, kinds = playout_tables(deals, seats, dealer, ruleset, kinds, seed, indices,
+                                       tt_bits)
+    out: dict[str, np.ndarray] = {}
+    for j, kind in enumerate(kinds):
+        out[f"{KIND_NAMES[kind]}_sd_ns"] = ns[:, j].copy()
+        out[f"{KIND_NAMES[kind]}_sd_tricks_ns"] = tricks[:, j].copy()
+    return out
+
+
+def playout_tables(deals, seats, dealer=0, ruleset=DEFAULT_RULESET, kinds=None,
+                   seed: int = 7, indices=None,
+                   tt_bits: int = DEFAULT_TT_BITS) -> tuple[np.ndarray, np.ndarray, list]:
+    """N-S points and tricks ``[n, kinds]`` of many full deals, each kind played out by
+    the players ``seats`` (four ``(name, worlds, infer)``, N E S W; names ``pimc``,
+    ``dd``, ``random``), first lead from the dealer's left; and the kinds played."""
     rs = get_ruleset(ruleset)
     arr = np.asarray(deals)
     if arr.ndim == 1:
         arr = arr[None, :]
     for row in arr:
         validate_hands(row, full=True)
-    if int(worlds) <= 0:
-        raise ValueError(f"worlds must be at least 1, not {worlds}")
+    if len(seats) != 4:
+        raise ValueError(f"give four seats' players, not {len(seats)}")
     direction = rs.play.direction
     perm = clockwise_seats(SEAT_ORDER, direction)
+    players = np.array([PLAYER_KINDS[name] for name, _w, _i in seats], np.int64)[perm]
+    n_worlds = np.array([int(w) for _n, w, _i in seats], np.int64)[perm]
+    infer = np.array([int(i) for _n, _w, i in seats], np.int64)[perm]
+    if (n_worlds <= 0).any():
+        raise ValueError("worlds must be at least 1")
     hands = np.ascontiguousarray(arr.astype(np.int64)[:, perm])
     dealers = np.broadcast_to(np.asarray(dealer, np.int64), (len(hands),))
     leaders = np.ascontiguousarray(clockwise_seats((dealers + 1) % 4, direction))
@@ -101,16 +124,11 @@ def sd_tables(deals, dealer=0, ruleset=DEFAULT_RULESET, kinds=None, worlds: int 
     bela = np.ascontiguousarray(T.bela_suit[kinds].astype(np.int64))
     old = nb.set_parallel_chunksize(1)
     try:
-        ns, tricks = sd_tables_kernel(
+        ns, tricks = playout_tables_kernel(
             hands, leaders, np.ascontiguousarray(idx), play_by_kind(rs, kinds), bela, shown,
-            np.asarray(kinds, np.int64), int(worlds), np.full(4, int(infer), np.int64),
-            np.uint64(seed_key(seed)),
+            np.asarray(kinds, np.int64), players, n_worlds, infer, np.uint64(seed_key(seed)),
             tt_bits, nb.get_num_threads(),
         )
     finally:
         nb.set_parallel_chunksize(old)
-    out: dict[str, np.ndarray] = {}
-    for j, kind in enumerate(kinds):
-        out[f"{KIND_NAMES[kind]}_sd_ns"] = ns[:, j].copy()
-        out[f"{KIND_NAMES[kind]}_sd_tricks_ns"] = tricks[:, j].copy()
-    return out
+    return ns, tricks, kinds

@@ -110,6 +110,19 @@ class _SearchPlayer(_KernelPlayer):
         self.target = None  # card points the declaring side needs (objective contract)
 
     def _decide(self, view: PlayerView, truth) -> Decision:
+        search, taken = self._prepare(view, truth)
+        c, worlds, values = search()
+        if c < 0:
+            raise BazarsimError("no deal is consistent with this view (check the history)")
+        vals = {}
+        for card in range(32):
+            if not np.isnan(values[card]):
+                vals[card] = float(values[card]) + (taken[0] if self.objective == "points" else 0)
+        return Decision(int(c), vals, int(worlds))
+
+    def _prepare(self, view: PlayerView, truth):
+        """The view turned into the kernel's arrays (Python work), and a call that runs the
+        search on them: ``(card, worlds, values)``."""
         me, fixed, forbid, counts, gone, leader, tr, n, key = self._kernel_view(view)
         ctx, scratch = self._context()
         play = contract_play(view.ruleset, view.kind)
@@ -122,16 +135,24 @@ class _SearchPlayer(_KernelPlayer):
                                     "(play_deal sets it)")
             need = self.target - taken[side]
         values = np.empty(32, np.float64)
-        c, worlds = decide(me, np.int64(view.hand), fixed, forbid, counts, gone, leader, tr, n,
-                           play, ctx, self.worlds, key, OBJECTIVES[self.objective], side,
-                           np.int64(need), truth, values, scratch)
-        if c < 0:
-            raise BazarsimError("no deal is consistent with this view (check the history)")
-        vals = {}
-        for card in range(32):
-            if not np.isnan(values[card]):
-                vals[card] = float(values[card]) + (taken[0] if self.objective == "points" else 0)
-        return Decision(int(c), vals, int(worlds))
+        hand = np.int64(view.hand)
+        objective = OBJECTIVES[self.objective]
+
+        def search():
+            c, worlds = decide(me, hand, fixed, forbid, counts, gone, leader, tr, n, play, ctx,
+                               self.worlds, key, objective, side, np.int64(need), truth,
+                               values, scratch)
+            return c, worlds, values
+
+        return search, taken
+
+    def search_only(self, view: PlayerView):
+        """A call that runs just this view's search (the kernel a play-out runs, with the
+        constraints a play-out keeps as it goes): what benchmarks time per decision."""
+        return self._prepare(view, self._truth(view))[0]
+
+    def _truth(self, view: PlayerView):
+        return np.full(4, -1, np.int64)
 
 
 class PimcPlayer(_SearchPlayer):
@@ -155,11 +176,15 @@ class DDPlayer(_SearchPlayer):
         self.deal = [int(h) for h in deal]
 
     def decide(self, view: PlayerView) -> Decision:
+        return self._decide(view, self._truth(view))
+
+    def _truth(self, view: PlayerView):
+        """The true hands left, in the kernel's seats: the one world a DD player sees."""
         hands = list(self.deal)
         for s, c in view.history:
             hands[s] &= ~(1 << c)
         perm = clockwise_seats(SEAT_ORDER, view.ruleset.play.direction)
-        return self._decide(view, np.array(hands, np.int64)[perm].copy())
+        return np.array(hands, np.int64)[perm].copy()
 
 
 def taken_points(view: PlayerView) -> list[int]:
