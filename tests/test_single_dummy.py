@@ -200,3 +200,14 @@ def test_sd_run_killed_then_resumed_at_1_and_2_threads(tmp_path):
     assert done.returncode == 0, done.stderr
     clean = simulate(tmp_path / "clean", deals=24, seed=9, sd=2, chunk=24)
     assert frame(out).equals(frame(clean))
+
+
+def test_demo_plays_a_live_sample_beside_the_checked_in_table(tmp_path):
+    """`make run`'s hidden-card part: a few deals played out, their rows beside the rows
+    of reports/bias-bazar.json."""
+    r = runner.invoke(app, ["demo", "-n", "2000", "--out", str(tmp_path / "demo-7-2000"),
+                            "--dd-deals", "0", "--sd-deals", "8", "-q"])
+    assert r.exit_code == 0, r.output
+    assert "hidden-card play" in r.output and "8H" in r.output
+    assert "*: the checked-in table" in r.output
+    assert (tmp_path / "demo-sd-7-8" / "_run.json").exists()

@@ -24,7 +24,7 @@ from bazarsim.cli.common import (
     emit_records,
     print_frequency_table,
 )
-from bazarsim.cli.progress import deal_progress, prepare_solver
+from bazarsim.cli.progress import deal_progress, prepare_players, prepare_solver
 from bazarsim.engine.run import run_simulation
 from bazarsim.engine.simulation import Simulation
 from bazarsim.rules.rulesets import get_ruleset
@@ -34,6 +34,10 @@ DEMO_DEALS = 3_000_000
 # The DD part: hearts only (one DD solve a deal), about a minute on 2 cores once compiled.
 DEMO_DD_DEALS = 20_000
 DEMO_DD_KIND = 1
+# The hidden-card part: hearts played out by four PIMC-20 players beside DD, a live sample
+# of the checked-in bias table (reports/bias-bazar.json, `make bias`); well under a minute.
+DEMO_SD_DEALS = 120
+BIAS_REPORT = Path(__file__).resolve().parents[2] / "reports" / "bias-bazar.json"
 
 
 @command("demo")
@@ -44,12 +48,15 @@ def demo_command(
                                              "(default runs/demo-<seed>-<deals>).")] = None,
     dd_deals: Annotated[int, typer.Option("--dd-deals", help="Deals of the double-dummy part "
                         "(0: none).")] = DEMO_DD_DEALS,
+    sd_deals: Annotated[int, typer.Option("--sd-deals", help="Deals of the hidden-card part "
+                        "(0: none).")] = DEMO_SD_DEALS,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
     """Run the default job (make run): a simulation, its frequency table and a bid table.
 
     Simulates deals to Parquet and prints the frequency table against the exact odds,
-    then solves a smaller run double dummy and prints how often 8, 9 and 10 hearts make."""
+    then solves a smaller run double dummy and prints how often 8, 9 and 10 hearts make,
+    and plays a sample out with hidden-card players beside the checked-in DD bias table."""
     out = out or Path("runs") / f"demo-{seed}-{deals}"
     rs = get_ruleset(DEFAULT_RULESET)
     typer.echo(f"Simulating {deals:,} deals (seed {seed}, ruleset {DEFAULT_RULESET}, all "
@@ -82,6 +89,52 @@ Show any row's deal again: bazarsim deal <number>
 Same table as above: bazarsim table freq {out} [--by dealer] [--format md|csv|json]""")
     if dd_deals:
         _dd_part(dd_deals, seed, out.parent / f"demo-dd-{seed}-{dd_deals}", quiet)
+    if sd_deals:
+        _sd_part(sd_deals, seed, out.parent / f"demo-sd-{seed}-{sd_deals}", quiet)
+
+
+def _sd_part(deals: int, seed: int, out: Path, quiet: bool) -> None:
+    """Play ``deals`` out in hearts with four PIMC players beside DD, and print their bias
+    rows next to those of the checked-in table (same bids, 3,000 deals)."""
+    import json
+
+    from bazarsim.analysis.bias import bias_table
+
+    rs = get_ruleset(DEFAULT_RULESET)
+    sim = Simulation(deals=deals, seed=seed, ruleset=rs, kinds=(DEMO_DD_KIND,), columns="lean",
+                     dd=True, sd=20)
+    typer.echo(f"\nPlaying {deals:,} deals out in hearts with hidden cards (four PIMC "
+               f"players, 20 worlds a decision) and double dummy into {out}/ ...")
+    if out.exists() and read_manifest_or_none(out) != sim.params():
+        shutil.rmtree(out)
+    prepare_solver(quiet, rs, sim.kinds)
+    prepare_players(quiet, rs)
+    with deal_progress(quiet, "simulate --dd --sd") as update:
+        summary = run_simulation(sim, out, progress=update)
+    if summary["written"]:
+        typer.echo(f"Played {summary['written']:,} deals in {summary['seconds']:.1f} s.")
+    levels = [8, 9, 10, 11, 12]
+    live = {r["bid"]: r for r in bias_table(out, kinds=["H"], levels=levels)["rows"]}
+    ref = {}
+    if BIAS_REPORT.exists():
+        ref = {r["bid"]: r for r in json.loads(BIAS_REPORT.read_text())["rows"]}
+
+    def pct(r, key):
+        return "-" if r is None or r[key] is None else f"{100 * r[key]:.0f}"
+
+    rows = []
+    for bid, r in live.items():
+        c = ref.get(bid)
+        rows.append({"bid": bid, "DD %": pct(r, "p_make_dd"), "SD %": pct(r, "p_make_sd"),
+                     "SD if DD made %": pct(r, "p_sd_given_dd_made"),
+                     "3,000 deals: DD %": pct(c, "p_make_dd"), "SD %*": pct(c, "p_make_sd"),
+                     "SD if DD made %*": pct(c, "p_sd_given_dd_made")})
+    emit_records(rows, Format.table, title=f"Hearts bids under double dummy (DD) and hidden-"
+                 f"card play (SD): this sample of {deals:,} deals beside the checked-in table",
+                 notes=["*: the checked-in table (reports/bias-bazar.md, `make bias`)"
+                        if ref else "the checked-in table (reports/bias-bazar.md) is not here"])
+    typer.echo(f"Whole table: bazarsim table bias {out}; one deal card by card: bazarsim play "
+               "DEAL -c 9H --declarer N")
 
 
 def _dd_part(deals: int, seed: int, out: Path, quiet: bool) -> None:
