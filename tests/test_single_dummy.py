@@ -211,3 +211,12 @@ def test_demo_plays_a_live_sample_beside_the_checked_in_table(tmp_path):
     assert "hidden-card play" in r.output and "8H" in r.output
     assert "*: the checked-in table" in r.output
     assert (tmp_path / "demo-sd-7-8" / "_run.json").exists()
+
+
+def test_report_has_a_bias_section(dataset, tmp_path):
+    out = tmp_path / "r.html"
+    r = runner.invoke(app, ["report", str(dataset), "--out", str(out), "--kinds", "H"])
+    assert r.exit_code == 0, r.output
+    html = out.read_text()
+    assert "Double dummy against hidden-card play" in html and "SD if DD made %" in html
+    assert "bazarsim table bias" in html  # the table names the command that makes it

@@ -252,7 +252,58 @@ def dataset_page(directory: str, by: str | None = None, kinds: list[str] | None 
     _heat(page, directory, opts["heat_bid"], opts["heat"], contra, min_n)
     _classes(page, directory, opts["classes"], kinds, levels, contra, min_n)
     _totals(page, directory, opts["bids"], contra)
+    if manifest.get("sd"):
+        _bias(page, directory, kinds, levels, contra)
+    else:
+        page.gap("Double dummy against hidden-card play",
+                 f"{directory} has no single-dummy columns. Simulate with --dd --sd (e.g. "
+                 "bazarsim simulate -n 3000 --dd --sd --out runs/bias) and build the report "
+                 "of that dataset.")
     return page
+
+
+BIAS_COLUMNS = [
+    Column("bid", "bid", text, True), Column("n", "sides", count),
+    Column("p_make_dd", "DD make %", pct(1)), Column("dd_low", "95% low %", pct(1)),
+    Column("dd_high", "95% high %", pct(1)), Column("p_make_sd", "SD make %", pct(1)),
+    Column("sd_low", "95% low %", pct(1)), Column("sd_high", "95% high %", pct(1)),
+    Column("p_sd_given_dd_made", "SD if DD made %", pct(1)),
+    Column("p_sd_given_dd_failed", "SD if DD down %", pct(1)),
+    Column("points_gap", "points SD - DD", num(1, sign=True)),
+    Column("se_points_gap", "SE (paired)", num(1)),
+]
+
+
+def _bias(page: Page, directory: str, kinds: list[str], levels, contra: str):
+    from bazarsim.analysis.bias import bias_table
+
+    res = bias_table(directory, kinds=kinds, levels=levels, contra=contra)
+    page.section("bias", "Double dummy against hidden-card play",
+                 f"The same deals and bids judged twice: with every card seen ({res['dd']}) "
+                 f"and played out by four players who see only their own cards ({res['sd']}). "
+                 "SD if DD made: how often a bid double dummy makes is also made at the "
+                 "table; SD if DD down: how often real play makes one double dummy calls "
+                 "down. Points SD - DD: the declaring side's card points, where DD makes.")
+    rows = [r for r in res["rows"] if "CAPOT" not in r["bid"]]
+    shown = list(dict.fromkeys(r["kind"] for r in rows))[:3]
+    xs = list(dict.fromkeys(int(r["bid"][:-len(r["kind"])] or 0) for r in rows
+                            if r["kind"] in shown))
+    series = []
+    for k in shown:
+        for play, name in (("dd", "DD"), ("sd", "SD")):
+            cells = {int(r["bid"][:-len(k)] or 0): r for r in rows if r["kind"] == k}
+            series.append({"label": f"{k} {name}",
+                           "p": [cells[x][f"p_make_{play}"] if x in cells else None
+                                 for x in xs],
+                           "lo": [cells[x][f"{play}_low"] if x in cells else None for x in xs],
+                           "hi": [cells[x][f"{play}_high"] if x in cells else None
+                                  for x in xs]})
+    page.figure("bias", figures.rate_curves(
+        "bias", f"P(make) double dummy and hidden-card play (n = {res['deals']:,} deals, "
+        "two declaring sides each)", "bid level", [str(x) for x in xs], series),
+        "Each kind twice: double dummy (DD) and single dummy (SD), with 95 % bands.")
+    page.table("bias", "DD bias per bid", BIAS_COLUMNS, res["rows"],
+               ["bazarsim", "table", "bias", directory, "--format", "json"])
 
 
 def _resolve(directory, manifest, rs, by, kinds, levels, heat_bid, heat, classes, bids,
