@@ -31,6 +31,7 @@ from bazarsim.players.batch import sd_tables
 from bazarsim.players.inference import shown_absent
 from bazarsim.players.pimc import (
     I_ALL,
+    O_CONTRACT,
     O_POINTS,
     P_DD,
     P_PIMC,
@@ -281,22 +282,37 @@ def check_pimc_values(ruleset: str, count: int, seed: int, most_left: int = 2) -
             continue
         assert used == len(worlds)
         step = 1  # kernel seats are in playing order
+        ns_of: dict[int, list[int]] = {}  # N-S points from the trick's start, per world
         for c in cards_of(hands[me]):
             if text(c) not in legal:
                 assert np.isnan(values[c])
                 continue
-            total = 0
+            ns_of[c] = []
             for w in worlds:
                 h = [[text(x) for x in cards_of(w[s])] for s in range(4)]
                 h[me] = [x for x in h[me] if x != text(c)]
                 tr = [((leader + j) % 4, text(int(trick[j]))) for j in range(n)]
                 tr.append((me, text(c)))
-                total += NP.minimax(h, leader, KIND_NAMES[kind], NP.RULES[ruleset], tr,
-                                    step=step)
-            assert values[c] == pytest.approx(total / len(worlds)), (ruleset, kind, text(c))
+                ns_of[c].append(NP.minimax(h, leader, KIND_NAMES[kind], NP.RULES[ruleset],
+                                           tr, step=step))
+            assert values[c] == pytest.approx(np.mean(ns_of[c])), (ruleset, kind, text(c))
         best = max if me % 2 == 0 else min
         assert values[card] == best(values[c] for c in cards_of(hands[me])
                                     if not np.isnan(values[c]))
+        # objective contract: P(the declaring side takes `need` more points from here)
+        left = sum(NP.points(text(x), KIND_NAMES[kind]) for x in range(32)
+                   if not (gone >> x) & 1) + NP.LAST_TRICK
+        side = int(rng.integers(0, 2))
+        need = int(rng.integers(1, left + 1))
+        card, _used = decide(me, hands[me], zero, zero, counts, gone, leader, trick, n, play,
+                             ctx, 10_000, np.uint64(1), O_CONTRACT, side, need,
+                             np.full(4, -1, np.int64), values, scratch)
+        for c, ns in ns_of.items():
+            mine = [v if side == 0 else left - v for v in ns]
+            assert values[c] == pytest.approx(np.mean([m >= need for m in mine])), (
+                ruleset, kind, text(c), side, need)
+        pick = max if me % 2 == side else min
+        assert values[card] == pick(values[c] for c in ns_of)
         checked += 1
     return checked
 
