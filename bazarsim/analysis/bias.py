@@ -33,9 +33,10 @@ from bazarsim.analysis.bids import (
     play_name,
     ruleset_bids,
     score_bids,
+    simulated_kinds,
 )
 from bazarsim.analysis.stats import wilson_interval
-from bazarsim.core.contracts import KIND_NAMES, parse_kind
+from bazarsim.core.contracts import KIND_NAMES
 from bazarsim.core.errors import BazarsimError
 from bazarsim.engine.simulation import ruleset_from_params
 from bazarsim.store.location import resolve
@@ -61,13 +62,7 @@ def bias_table(out: str | Path, kinds: list[str] | None = None,
     if not 0 < confidence < 1:
         raise BazarsimError(f"--confidence {confidence}: must be between 0 and 1")
     rs = ruleset_from_params(manifest)
-    have = tuple(parse_kind(k) for k in manifest["kinds"])
-    want = tuple(parse_kind(k) for k in kinds) if kinds else have
-    for k in want:
-        rs.check_kind(k)
-        if k not in have:
-            raise BazarsimError(f"kind {KIND_NAMES[k]} was not simulated in {out} (it has "
-                                f"{' '.join(manifest['kinds'])})", KIND_NAMES[k])
+    want = simulated_kinds(manifest, rs, kinds, out)
     contra_code = check_bid_options(rs, contra, levels)
     bids = ruleset_bids(rs, want, levels, capot=levels is None)
     sums = {k: np.zeros(len(bids)) for k in _SUMS}

@@ -344,6 +344,19 @@ class BidStudy:
         return int(np.prod([c.size for c in self.classers])) if self.classers else 1
 
 
+def simulated_kinds(manifest: dict, rs: Ruleset, kinds, out) -> tuple[int, ...]:
+    """The kinds asked for (default: every kind the run simulated), each the ruleset's and
+    simulated in the dataset ``out`` (one error line otherwise)."""
+    have = tuple(parse_kind(k) for k in manifest["kinds"])
+    want = tuple(parse_kind(k) for k in kinds) if kinds else have
+    for k in want:
+        rs.check_kind(k)
+        if k not in have:
+            raise BazarsimError(f"kind {KIND_NAMES[k]} was not simulated in {out} (it has "
+                                f"{' '.join(manifest['kinds'])})", KIND_NAMES[k])
+    return want
+
+
 def open_study(out: str | Path, by: list[str | Classer] | None = None,
                kinds: list[str] | None = None,
                levels: list[int] | None = None, seats: list[str] | None = None,
@@ -354,12 +367,7 @@ def open_study(out: str | Path, by: list[str | Classer] | None = None,
     play = check_play(manifest, play, out)
     rs = ruleset_from_params(manifest)
     have = tuple(parse_kind(k) for k in manifest["kinds"])
-    want = tuple(parse_kind(k) for k in kinds) if kinds else have
-    for k in want:
-        rs.check_kind(k)
-        if k not in have:
-            raise BazarsimError(f"kind {KIND_NAMES[k]} was not simulated in {out} (it has "
-                                f"{' '.join(manifest['kinds'])})", KIND_NAMES[k])
+    want = simulated_kinds(manifest, rs, kinds, out)
     check_bid_options(rs, contra, levels)
     bids = ruleset_bids(rs, want, levels, capot=levels is None)
     classers = [b if isinstance(b, Classer) else parse_by(b) for b in by or []]

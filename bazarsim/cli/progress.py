@@ -53,41 +53,72 @@ def deal_progress(quiet: bool, label: str) -> Iterator[Callable[[int, int], None
         yield update
 
 
-def solver_cached(batch: bool) -> bool:
-    """Whether Numba's cache holds the solver's compiled entry point (``batch``: the DD
-    tables kernel; else the single-position solve)."""
+def kernel_cached(module, kernel: str) -> bool:
+    """Whether Numba's cache holds ``kernel`` of ``module`` (compiled before)."""
     import numba
 
-    from bazarsim.dd import batch as batch_module
-    from bazarsim.dd import search
-
-    src = Path((batch_module if batch else search).__file__)
-    pattern = f"{src.stem}.{'dd_tables_kernel' if batch else 'solve_deal'}-*.nbi"
+    src = Path(module.__file__)
+    pattern = f"{src.stem}.{kernel}-*.nbi"
     # NUMBA_CACHE_DIR, when set, is the only place Numba reads
     cache = numba.config.CACHE_DIR
     dirs = [Path(cache)] if cache else [src.parent / "__pycache__"]
     return any(next(d.rglob(pattern), None) is not None for d in dirs if d.exists())
 
 
-def prepare_solver(quiet: bool, ruleset, kinds=None, batch: bool = True) -> None:
-    """Compile the solver before a long run when the cache does not have it yet, saying so
-    (a minute of silence looks like a hang): solves one deal under a spinner."""
-    if solver_cached(batch):
-        return
+def solver_cached(batch: bool) -> bool:
+    """Whether Numba's cache holds the solver's compiled entry point (``batch``: the DD
+    tables kernel; else the single-position solve)."""
+    from bazarsim.dd import batch as batch_module
+    from bazarsim.dd import search
+
+    return (kernel_cached(batch_module, "dd_tables_kernel") if batch
+            else kernel_cached(search, "solve_deal"))
+
+
+def players_cached(batch: bool) -> bool:
+    """Whether Numba's cache holds the hidden-card players' entry point (``batch``: the
+    play-out tables kernel; else one play-out)."""
+    from bazarsim.players import batch as batch_module
+    from bazarsim.players import pimc
+
+    return (kernel_cached(batch_module, "playout_tables_kernel") if batch
+            else kernel_cached(pimc, "play_out"))
+
+
+def compiling(quiet: bool, what: str, minutes: str, work: Callable[[], None]) -> None:
+    """Run ``work`` (the first calls of some kernels) saying that ``what`` compiles and,
+    when done, in how long: a minute of silence looks like a hang."""
     import time
 
-    import numpy as np
-
-    from bazarsim.deals.numbering import deal_from_number
-
-    hands = np.asarray(deal_from_number(0), np.uint32).reshape(1, 4)
     console = Console(stderr=True)
     t0 = time.perf_counter()
-    message = "compiling the solver (first run after an install only, about a minute)..."
+    message = f"compiling {what} (first run after an install only, {minutes})..."
     if not quiet and not console.is_terminal:
         console.print(message)  # a spinner is not drawn off a terminal: say it plainly
     status = console.status(message) if not quiet and console.is_terminal else nullcontext()
     with status:
+        work()
+    if not quiet:
+        console.print(f"{what} compiled in {time.perf_counter() - t0:.0f} s "
+                      "(cached from now on)")
+
+
+def _one_deal():
+    import numpy as np
+
+    from bazarsim.deals.numbering import deal_from_number
+
+    return np.asarray(deal_from_number(0), np.uint32).reshape(1, 4)
+
+
+def prepare_solver(quiet: bool, ruleset, kinds=None, batch: bool = True) -> None:
+    """Compile the solver before a long run when the cache does not have it yet, saying
+    so: solves one deal under a spinner."""
+    if solver_cached(batch):
+        return
+
+    def work():
+        hands = _one_deal()
         if batch:
             from bazarsim.dd.batch import dd_tables
 
@@ -98,23 +129,8 @@ def prepare_solver(quiet: bool, ruleset, kinds=None, batch: bool = True) -> None
             solver = Solver()
             solver.solve(hands[0], ruleset.kinds[0], 1, ruleset)
             solver.capot_possible(hands[0], ruleset.kinds[0], 1, 0, ruleset)
-    if not quiet:
-        console.print(f"solver compiled in {time.perf_counter() - t0:.0f} s (cached from now on)")
 
-
-def players_cached(batch: bool) -> bool:
-    """Whether Numba's cache holds the hidden-card players' entry point (``batch``: the
-    single-dummy tables kernel; else one play-out)."""
-    import numba
-
-    from bazarsim.players import batch as batch_module
-    from bazarsim.players import pimc
-
-    src = Path((batch_module if batch else pimc).__file__)
-    pattern = f"{src.stem}.{'playout_tables_kernel' if batch else 'play_out'}-*.nbi"
-    cache = numba.config.CACHE_DIR
-    dirs = [Path(cache)] if cache else [src.parent / "__pycache__"]
-    return any(next(d.rglob(pattern), None) is not None for d in dirs if d.exists())
+    compiling(quiet, "the solver", "about a minute", work)
 
 
 def prepare_players(quiet: bool, ruleset, batch: bool = True) -> None:
@@ -122,20 +138,9 @@ def prepare_players(quiet: bool, ruleset, batch: bool = True) -> None:
     one tiny play-out (or single-dummy table) under a spinner."""
     if players_cached(batch):
         return
-    import time
 
-    import numpy as np
-
-    from bazarsim.deals.numbering import deal_from_number
-
-    hands = np.asarray(deal_from_number(0), np.uint32).reshape(1, 4)
-    console = Console(stderr=True)
-    t0 = time.perf_counter()
-    message = "compiling the card players (first run after an install only, 1-2 minutes)..."
-    if not quiet and not console.is_terminal:
-        console.print(message)
-    status = console.status(message) if not quiet and console.is_terminal else nullcontext()
-    with status:
+    def work():
+        hands = _one_deal()
         if batch:
             from bazarsim.players.batch import sd_tables
 
@@ -145,6 +150,5 @@ def prepare_players(quiet: bool, ruleset, batch: bool = True) -> None:
             from bazarsim.players.playout import play_deal
 
             play_deal(hands[0], Contract(0, ruleset.kinds[0], 0), 0, worlds=1, ruleset=ruleset)
-    if not quiet:
-        console.print(f"players compiled in {time.perf_counter() - t0:.0f} s "
-                      "(cached from now on)")
+
+    compiling(quiet, "the card players", "1-2 minutes", work)
