@@ -65,6 +65,7 @@ _LAZY = {
     "play_deal": "bazarsim.players.playout",
     "PlayerView": "bazarsim.players.view",
     "PimcPlayer": "bazarsim.players.players",
+    "Decision": "bazarsim.players.players",
     "DDPlayer": "bazarsim.players.players",
     "RandomPlayer": "bazarsim.players.players",
     "sd_tables": "bazarsim.players.batch",

@@ -405,7 +405,7 @@ def test_pimc_playouts_are_legal_and_keep_the_truth(ruleset):
 @pytest.mark.gate
 @pytest.mark.parametrize("ruleset", RULESETS)
 def test_playouts_are_legal_and_keep_the_truth_gate(ruleset):
-    """Gate. Samples in make test: test_random_playouts_are_legal_and_keep_the_truth,
+    """Gate. Sample in make test: test_random_playouts_are_legal_and_keep_the_truth,
     test_pimc_playouts_are_legal_and_keep_the_truth."""
     assert check_playouts(ruleset, [P_RANDOM] * 4, 1, 2500, 43) == 2500
     assert check_playouts(ruleset, [P_PIMC] * 4, 5, 1000, 44) == 1000
