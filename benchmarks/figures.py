@@ -43,6 +43,8 @@ DASK = "dask"
 FREQ_100M = ("out of core", "table freq, 100,000,000 rows")
 BIDS_10M = ("out of core", "table bids, 10,000,000 rows")
 
+PLAY = "hidden-card play vs colver"
+
 FIGURES: dict[str, Figure] = {
     # simulate --dd, six kinds, 2 threads, end to end to Parquet
     "dd-deals-per-s": Figure(*PIPELINE, lambda v: f"{v:,.0f}"),
@@ -64,6 +66,13 @@ FIGURES: dict[str, Figure] = {
     "report-1m-s": Figure("report", "bazarsim report, 1,000,000 DD deals", lambda v: f"{v:.1f}"),
     "report-1m-mb": Figure("report", "page size", lambda v: f"{v:.1f}"),
     "compile-all-s": Figure("compile", "bazarsim compile: every family", lambda v: f"{v:.0f}"),
+    # four PIMC-20 players, hearts (benchmarks/bench_play.py)
+    "pimc-s-per-deal": Figure(PLAY, "bazarsim 4 x PIMC-20 play-outs, 1 thread",
+                              lambda v: f"{1 / v:.2f}"),
+    "pimc-trick1-ms": Figure(PLAY, "bazarsim PIMC search, trick 1", lambda v: f"{v:.0f}"),
+    "pimc-trick4-ms": Figure(PLAY, "bazarsim PIMC search, trick 4", lambda v: f"{v:.1f}"),
+    "pimc-colver-playout-x": Figure(PLAY, "bazarsim (1 thread) / colver per play-out",
+                                    lambda v: f"{v:.0f}"),
     "colver-speedup-deal": Figure("solver vs colver", "speed-up, the deal's value (total time)",
                                   lambda v: f"{v:.0f}"),
     "colver-speedup-leads": Figure("solver vs colver",
@@ -79,6 +88,7 @@ DATES = {
     "date:dask": (DASK, "simulate --dd in-process"),
     "date:out-of-core": FREQ_100M,
     "date:report": ("report", "bazarsim report, 1,000,000 DD deals"),
+    "date:play": (PLAY, "bazarsim PIMC search, trick 1"),
 }
 
 

@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 from bazarsim.core.bits import popcount32
-from bazarsim.core.cards import format_card
+from bazarsim.core.cards import format_card, parse_card
 from bazarsim.core.contracts import KIND_NAMES
 from bazarsim.core.errors import BazarsimError
 from bazarsim.dd.batch import dd_tables
@@ -218,6 +218,42 @@ def test_world_count_of_an_open_view():
     free, allowed, need = view_arrays(2, deal[2], np.zeros(4, np.int64),
                                       np.zeros(4, np.int64), np.full(4, 8, np.int64), 0)
     assert popcount32(int(free)) == 24 and list(need) == [8, 8, 0, 8]
+
+
+def test_sampled_worlds_match_enumeration():
+    """Small views: worlds drawn the way a decision draws them (a uniform number below
+    the count, unranked) fall on every enumerated world equally often (chi-square)."""
+    from bazarsim.players.pimc import BINOM_NB
+    from bazarsim.players.worlds import WorldTables, count_worlds, other_seats, world_at
+
+    rng = np.random.default_rng(23)
+    tested = 0
+    while tested < 5:
+        me, truth, fixed, forbid, counts, played = random_view(rng)
+        f, b, c = (np.array(x, np.int64) for x in (fixed, forbid, counts))
+        every = all_worlds(me, truth[me], f, b, c, played)
+        if not 20 <= len(every) <= 400:
+            continue
+        free, allowed, need = view_arrays(me, truth[me], f, b, c, played)
+        t = WorldTables()
+        total = count_worlds(free, allowed, need, other_seats(me), BINOM_NB, t.classes,
+                             t.sizes, t.table)
+        key = np.uint64(seed_key(100 + tested))
+        seen = dict.fromkeys(every, 0)
+        draws = 200 * len(every)
+        k = np.int64(0)
+        for _ in range(draws):
+            r, k = draw_index(key, k, total)
+            hands = f.copy()
+            hands[me] = truth[me]
+            world_at(r, need, other_seats(me), BINOM_NB, t.classes, t.sizes, t.table, hands)
+            seen[tuple(int(h) for h in hands)] += 1
+        assert len(seen) == len(every)  # nothing outside the enumeration was drawn
+        expected = draws / len(every)
+        chi2 = sum((v - expected) ** 2 / expected for v in seen.values())
+        dof = len(every) - 1
+        assert chi2 < dof + 6 * math.sqrt(2 * dof), (len(every), chi2)
+        tested += 1
 
 
 def test_draws_are_uniform():
@@ -490,6 +526,14 @@ def test_bad_input_is_refused_clearly():
         PlayerView.from_deal(deal, con, [(2, cards_of(deal[2])[0])], 2, 0, rs)
     with pytest.raises(BazarsimError):
         PlayerView.from_deal(deal, con, [(1, first), (1, first)], 2, 0, rs)
+    # E leads; S holds a card of the led suit but plays another suit
+    deal = [0, 0, 0, 0]
+    for s, cards in enumerate(("AS KS QS JS TS 9S 8S 7S", "AH KH QH JH TH 9H 8H 7C",
+                               "AD KD QD JD TD 9D 8D 7H", "AC KC QC JC TC 9C 8C 7D")):
+        deal[s] = sum(1 << parse_card(c) for c in cards.split())
+    with pytest.raises(BazarsimError, match="illegal card"):
+        PlayerView.from_deal(deal, con, [(1, parse_card("AH")), (2, parse_card("8D"))], 0,
+                             0, rs)
     with pytest.raises(BazarsimError):
         parse_contract("9X", "N", 0, rs)
     with pytest.raises(BazarsimError):

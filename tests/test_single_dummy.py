@@ -74,6 +74,13 @@ def test_sd_runs_are_the_same_whatever_the_chunk_and_resume(dataset, tmp_path):
     assert r.exit_code == 0, r.output
 
 
+def test_shards_of_an_sd_run_add_up_to_the_whole(dataset, tmp_path):
+    a = simulate(tmp_path / "a", deals=14, chunk=5)
+    b = simulate(tmp_path / "b", deals=DEALS - 14, first=14, chunk=9)
+    both = pd.concat([frame(a), frame(b)], ignore_index=True)
+    assert both.equals(frame(dataset))
+
+
 def test_manifest_names_the_players(dataset):
     manifest = json.loads((dataset / "_run.json").read_text())
     params = manifest.get("params", manifest)
