@@ -99,6 +99,7 @@ def _sd_part(deals: int, seed: int, out: Path, quiet: bool) -> None:
     import json
 
     from bazarsim.analysis.bias import bias_table
+    from bazarsim.report.records import percent
 
     rs = get_ruleset(DEFAULT_RULESET)
     sim = Simulation(deals=deals, seed=seed, ruleset=rs, kinds=(DEMO_DD_KIND,), columns="lean",
@@ -120,7 +121,7 @@ def _sd_part(deals: int, seed: int, out: Path, quiet: bool) -> None:
         ref = {r["bid"]: r for r in json.loads(BIAS_REPORT.read_text())["rows"]}
 
     def pct(r, key):
-        return "-" if r is None or r[key] is None else f"{100 * r[key]:.0f}"
+        return percent(r and r[key], ".0f", missing="-")
 
     rows = []
     for bid, r in live.items():

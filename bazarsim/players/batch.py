@@ -26,10 +26,6 @@ from bazarsim.rules.compiled import compiled_rules
 from bazarsim.rules.play import SEAT_ORDER, clockwise_seats
 from bazarsim.rules.rulesets import DEFAULT_RULESET, get_ruleset
 
-# The fields of a single-dummy result: ``{KIND}_sd_ns`` (card points N-S take when all
-# four seats play PIMC) and ``{KIND}_sd_tricks_ns`` (their tricks: capots).
-SD_FIELDS = ("sd_ns", "sd_tricks_ns")
-
 
 @nb.njit(nogil=True, cache=True)
 def playout_tables_kernel(deals, leaders, indices, plays, bela, shown, kinds, players,
@@ -38,7 +34,7 @@ def playout_tables_kernel(deals, leaders, indices, plays, bela, shown, kinds, pl
     until none is left, into ``ns`` and ``tricks`` ``[n, k]``; the players of each seat
     are ``players``, ``n_worlds``, ``infer`` (one entry a kernel seat). Runs without the
     GIL: :func:`playout_tables` starts one call per thread on the same arrays (a
-    ``prange`` kernel compiled the whole play-out a second time: 48 s more)."""
+    ``prange`` kernel would compile the whole play-out a second time)."""
     n = deals.shape[0]
     k = plays.points.shape[0]
     n_items = n * k
@@ -73,8 +69,6 @@ def sd_tables(deals, dealer=0, ruleset=DEFAULT_RULESET, kinds=None, worlds: int 
     ``{KIND}_sd_tricks_ns`` per kind, four PIMC players of ``worlds`` worlds.
     ``indices``: each deal's number in its run (default 0..n-1), which keys its play's
     random streams."""
-    if int(worlds) <= 0:
-        raise ValueError(f"worlds must be at least 1, not {worlds}")
     seats = [("pimc", int(worlds), int(infer))] * 4
     ns, tricks, kinds = playout_tables(deals, seats, dealer, ruleset, kinds, seed, indices,
                                        tt_bits)
@@ -105,7 +99,7 @@ def playout_tables(deals, seats, dealer=0, ruleset=DEFAULT_RULESET, kinds=None,
     n_worlds = np.array([int(w) for _n, w, _i in seats], np.int64)[perm]
     infer = np.array([int(i) for _n, _w, i in seats], np.int64)[perm]
     if (n_worlds <= 0).any():
-        raise ValueError("worlds must be at least 1")
+        raise ValueError(f"worlds must be at least 1, not {n_worlds.min()}")
     hands = np.ascontiguousarray(arr.astype(np.int64)[:, perm])
     dealers = np.broadcast_to(np.asarray(dealer, np.int64), (len(hands),))
     leaders = np.ascontiguousarray(clockwise_seats((dealers + 1) % 4, direction))

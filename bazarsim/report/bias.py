@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import math
 
-from bazarsim.report.records import Format
+from bazarsim.report.records import Format, percent
 
 
-def _pct(x: float, spec: str = ".1f") -> str:
-    return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:{spec}}"
+def _pct(x: float | None, spec: str = ".1f") -> str:
+    return percent(x, spec, missing="-")
 
 
 def _pm(x: float, se: float, spec: str = "+.1f") -> str:

@@ -18,6 +18,14 @@ class Format(StrEnum):
     md = "md"
 
 
+def percent(v: float | None, spec: str = ".1f", missing: str = "") -> str:
+    """A share as a percent (``0.415`` -> ``41.5``); ``missing`` where there is none
+    (None or NaN)."""
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return missing
+    return format(100 * v, spec)
+
+
 def to_json(obj: Any, indent: int | None = 2) -> str:
     """Strict JSON (RFC 8259): NumPy values and tuples made plain, NaN and infinities as
     null (``indent=None``: one line, for JSON lines)."""

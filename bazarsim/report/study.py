@@ -7,7 +7,7 @@ import math
 import textwrap
 
 from bazarsim.analysis.bids import PLAYS
-from bazarsim.report.records import Format, render_records, to_json
+from bazarsim.report.records import Format, percent, render_records, to_json
 
 PLAY_NOTES = {"dd": "double dummy = perfect play, every card seen.",
               "sd": "single dummy = four PIMC players, each seeing only its own cards."}
@@ -16,10 +16,6 @@ PLAY_NOTES = {"dd": "double dummy = perfect play, every card seen.",
 def played(res: dict) -> str:
     """The play a study's result rests on, in words (results before ``play``: DD)."""
     return PLAYS[res.get("play", "dd")][1]
-
-
-def _pct(v: float | None, spec: str = ".1f") -> str:
-    return "" if v is None or (isinstance(v, float) and math.isnan(v)) else format(100 * v, spec)
 
 
 def _value(v: float | None, lowest: int) -> str:
@@ -50,15 +46,15 @@ def threshold_text(res: dict, fmt: Format, width: int = 100, rows: bool = True) 
         row = {within: c[within]} if within else {}
         low = c["lowest_value"]
         row.update({
-            "n": f"{c['n']:,}", "make %": _pct(c["p_make"]),
+            "n": f"{c['n']:,}", "make %": percent(c["p_make"]),
             "score made / failed": f"{c['mean_score_made']:+.1f} / {c['mean_score_failed']:+.1f}"
             if not math.isnan(c["mean_score_failed"]) and not math.isnan(c["mean_score_made"])
             else "",
             ("break-even %" if res["target_rule"] == "break-even" else "target %"):
-                _pct(c["target"]) if math.isfinite(c["target"]) else "never pays",
+                percent(c["target"]) if math.isfinite(c["target"]) else "never pays",
             f"{feature} threshold": _value(c["threshold"], low),
             "95% interval": f"{_value(c['ci_low'], low)} .. {_value(c['ci_high'], low)}",
-            "not reached %": _pct(c["share_not_reached"], ".0f"),
+            "not reached %": percent(c["share_not_reached"], ".0f"),
         })
         summary.append(row)
     title = (f"Threshold of {feature} for {res['bid']}"
@@ -66,9 +62,9 @@ def threshold_text(res: dict, fmt: Format, width: int = 100, rows: bool = True) 
     parts = [render_records(summary, fmt, title, width)]
     for c in res["classes"] if rows else []:
         table = [{feature: r[feature], "n": f"{r['n']:,}", "made": f"{r['made']:,}",
-                 "make %": _pct(r["p_make"]),
-                 "95% interval": f"{_pct(r['ci_low'])} .. {_pct(r['ci_high'])}",
-                 "fitted %": _pct(r["fitted"]), "reaches": "yes" if r["reaches"] else ""}
+                 "make %": percent(r["p_make"]),
+                 "95% interval": f"{percent(r['ci_low'])} .. {percent(r['ci_high'])}",
+                 "fitted %": percent(r["fitted"]), "reaches": "yes" if r["reaches"] else ""}
                 for r in c["rows"]]
         sub = f"{res['bid']}: P(make) by {feature}" + (f", {within} {c[within]}" if within
                                                          else "")
@@ -103,19 +99,19 @@ def convention_text(res: dict, fmt: Format, width: int = 100) -> str:
     summary = [{
         "count": c["name"], "formula": c["formula"], "AUC": f"{c['auc']:.3f}",
         "Brier (constant)": f"{c['brier']:.4f} ({c['brier_constant']:.4f})",
-        "skill %": _pct(c["brier_skill"]),
+        "skill %": percent(c["brier_skill"]),
         "Brier vs best": "" if c["best"] or math.isnan(c["brier_vs_best"])
         else f"{c['brier_vs_best']:+.4f} ± {c['se_vs_best']:.4f}",
         "log-loss (constant)": f"{c['log_loss']:.4f} ({c['log_loss_constant']:.4f})",
         "best": "best" if c["best"] else "",
     } for c in res["counts"]]
     title = (f"Counts predicting {res['bid']} in {res['dataset']} ({played(res)}; n = "
-             f"{res['n']:,} declarer rows, make {_pct(res['p_make'])}%)")
+             f"{res['n']:,} declarer rows, make {percent(res['p_make'])}%)")
     parts = [render_records(summary, fmt, title, width)]
     for c in res["counts"]:
         rows = [{"predicted": r["bin"], "n": f"{r['n']:,}",
-                 "mean predicted %": _pct(r["mean_predicted"]),
-                 "observed %": _pct(r["observed"]),
+                 "mean predicted %": percent(r["mean_predicted"]),
+                 "observed %": percent(r["observed"]),
                  "count": f"{r['count_min']:g}" if r["count_min"] == r["count_max"]
                  else f"{r['count_min']:g} .. {r['count_max']:g}"} for r in c["calibration"]]
         sub = f"Calibration of {c['name']} ({c['formula']})"
