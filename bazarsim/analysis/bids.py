@@ -444,8 +444,10 @@ def declarer_rows(study: BidStudy, batch_size: int = 1 << 16) -> Iterator[dict]:
                         seat & 1, total, dd_ns, cap, cols[f"{kn}_declarations_ns"],
                         cols[f"{kn}_declarations_ew"], cols[f"{kn}_bela_ns"],
                         cols[f"{kn}_bela_ew"])
+                    has_seen = bid_time(rs) is not None and f"{SEATS[seat]}_{SEEN}" in cols
                     row.update(deal=cols["index"],  # the deal's index in its run (for folds)
                                kind=kind, seat=seat,
+                               seen=seen_cards(cols, seat, rs) if has_seen else hands[:, seat],
                                feature=declarer_features(hands, kind, rs, seat, dealers, cols))
                     yield row
 

@@ -1,0 +1,339 @@
+"""``bazarsim fit``, ``policy``, ``match`` and ``equity``: bidding policies played as whole
+matches to the target, and the match equity they imply."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from bazarsim.cli.common import (
+    DEFAULT_RULESET,
+    Format,
+    FormatOpt,
+    OptionOpt,
+    RulesetOpt,
+    SeedOpt,
+    command,
+    emit_json,
+    emit_records,
+    load_ruleset,
+    lower,
+    term_width,
+)
+from bazarsim.cli.progress import deal_progress, prepare_solver
+from bazarsim.core.errors import BazarsimError
+from bazarsim.deals.generator import DEFAULT_SEED
+from bazarsim.engine.run import run_simulation
+from bazarsim.engine.simulation import Simulation, ruleset_from_params
+from bazarsim.matches.equity import equity_grid, match_equity, simulated_vs_dp, thresholds
+from bazarsim.matches.model import HandModel, fit_model
+from bazarsim.matches.playoff import summarize
+from bazarsim.matches.policy import builtin_policies, keys_help, load_policy
+from bazarsim.matches.run import (
+    DEFAULT_CHUNK,
+    PlayoffSpec,
+    read_playoff,
+    run_playoff,
+    scoring_ruleset,
+)
+from bazarsim.report.matches import (
+    band_records,
+    calibration_records,
+    contract_records,
+    grid_blocks,
+    playoff_records,
+)
+from bazarsim.rules.match import Match
+from bazarsim.store.parts import missing_ranges, read_manifest_or_none
+
+DEFAULT_MATCH_DEALS = 20_000
+DEFAULT_PAIRS = 1000
+
+PlayOpt = Annotated[str, typer.Option(
+    "--play", callback=lower, help="Deal results from double dummy (dd) or the dataset's "
+    "single-dummy play-outs (sd, simulate --sd).")]
+DealsOpt = Annotated[Path | None, typer.Option(
+    "--deals", help="A solved dataset (simulate --dd) to draw the deals from; default: "
+    f"{DEFAULT_MATCH_DEALS:,} deals of the ruleset, simulated once into runs/.")]
+ModelOpt = Annotated[Path | None, typer.Option(
+    "--model", help="A hand model (bazarsim fit); default: fitted on --deals, kept in the "
+    "run directory.")]
+TargetOpt = Annotated[int | None, typer.Option(
+    "--to", help="Match target (default: the ruleset's, e.g. 301 in bazar).")]
+PairsOpt = Annotated[int, typer.Option(
+    "--matches", "-n", min=2, help="Match pairs: each deal sequence is played twice, "
+    "the policies swapping seats.")]
+WorkersOpt = Annotated[int | None, typer.Option(
+    "--workers", help="Run the chunks on a local Dask cluster of N worker processes.")]
+SchedulerOpt = Annotated[str | None, typer.Option(
+    "--scheduler", help="Run the chunks on this dask.distributed scheduler (workers must "
+    "reach --deals and the model by the same paths).")]
+QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
+
+
+@command("fit")
+def fit_command(
+    directory: Annotated[Path, typer.Argument(help="A solved dataset (simulate --dd).")],
+    out: Annotated[Path, typer.Option("--out", help="Model file to write (JSON).")],
+    play: PlayOpt = "dd",
+    prior: Annotated[float, typer.Option(
+        "--prior", min=0.0, help="Pseudo-deals a class borrows from its parent class.")] = 20.0,
+    fmt: FormatOpt = Format.table,
+) -> None:
+    """Fit the hand model bidding policies use: P(the side makes each bid) from the
+    bidder's hand (its bid-time cards in belote-fr and bela-hr) and position, and P(the
+    opponents make theirs) from a defender's hand.
+
+    A smoothed table over hand classes; its calibration is measured on one deal in five,
+    held out (Brier score against the base rate, reliability table), then the model is
+    fitted on every deal. Example: bazarsim fit runs/match-deals-bazar-7-20000 --out
+    model.json
+    """
+    model, cal = fit_model(directory, play=play, prior=prior)
+    model.save(out)
+    if fmt == Format.json:
+        emit_json({"out": str(out), "source": model.source, "calibration": cal})
+        return
+    brier, rel = calibration_records(cal)
+    emit_records(brier, fmt, title=f"Hand model of {directory} ({model.source['deals']:,} "
+                 f"deals, {model.source['play_name']}): calibration on held-out deals",
+                 notes=["skill: 1 - Brier / Brier of each bid's base rate (higher is "
+                        "better; 0 = no better than the base rate)"])
+    emit_records(rel, fmt, title="reliability (held-out forecasts)")
+    typer.echo(f"wrote {out}")
+
+
+@command("policy")
+def policy_command(
+    files: Annotated[list[str] | None, typer.Argument(
+        help="Policy files (or shipped names: careful, bold) to check and show.")] = None,
+    keys: Annotated[bool, typer.Option("--keys", help="Every key a policy file may set, "
+                                       "with its default and meaning.")] = False,
+    fmt: FormatOpt = Format.table,
+) -> None:
+    """Check bidding policy files (TOML) and show their thresholds; --keys documents
+    every key. Without files: the shipped policies.
+
+    A malformed file is refused with the key and its line (exit 2). Example policies:
+    bazarsim policy careful bold --keys
+    """
+    if keys:
+        typer.echo(keys_help())
+        if not files:
+            return
+        typer.echo("")
+    names = files or list(builtin_policies())
+    policies = [load_policy(f) for f in names]
+    if fmt == Format.json:
+        emit_json([p.as_dict() for p in policies])
+        return
+    rows = []
+    for p in policies:
+        rule = "; ".join(f"{r.when} {r.by}+{f' near {r.near}' if r.near else ''}: "
+                         f"{r.shift:+.2f}" for r in p.score)
+        rows.append({"policy": p.name, "open": f"{p.open_make:g}" + (" jump" if p.open_jump
+                                                                       else ""),
+                     "overcall": f"{p.overcall_make:g}", "support": f"{p.support_make:g}",
+                     "capot": f"{p.capot_make:g}", "contra": f"{p.contra_fail:g}",
+                     "recontra": f"{p.recontra_make:g}", "by score": rule or "-"})
+    emit_records(rows, fmt, title="bidding policies (thresholds on the hand model's P)",
+                 notes=[f"{p.name}: {p.description}" for p in policies if p.description])
+
+
+def default_deals(ruleset, seed: int, quiet: bool) -> Path:
+    """The default deal source: DEFAULT_MATCH_DEALS DD-solved deals, simulated once."""
+    out = Path("runs") / f"match-deals-{ruleset.name}-{seed}-{DEFAULT_MATCH_DEALS}"
+    if read_manifest_or_none(out) is None or missing_ranges(out, 0, DEFAULT_MATCH_DEALS):
+        sim = Simulation(deals=DEFAULT_MATCH_DEALS, seed=seed, ruleset=ruleset, dd=True,
+                         columns="lean")
+        prepare_solver(quiet, ruleset, sim.kinds)
+        with deal_progress(quiet, f"Solving {out}") as progress:
+            run_simulation(sim, out, progress)
+    return out
+
+
+def setup_playoff(a: str, b: str, deals: Path | None, model: Path | None, play: str,
+                  ruleset: str, option: list[str] | None, seed: int, target: int | None,
+                  pairs: int, out: Path | None, quiet: bool) -> tuple[PlayoffSpec, Path]:
+    """The play-off's spec and run directory: deals (simulated when not given), model
+    (fitted when not given), policies and target, every input checked."""
+    pa, pb = load_policy(a), load_policy(b)
+    scoring = list(option or [])
+    bad = [o for o in scoring if not o.strip().lower().startswith("scoring.")]
+    if bad:
+        raise BazarsimError(f"-o {bad[0]!r}: a match may change scoring options only (the "
+                            "deals were solved under the dataset's rules)", bad[0])
+    if deals is None:
+        deals = default_deals(load_ruleset(ruleset, None), DEFAULT_SEED, quiet)
+    manifest = read_manifest_or_none(deals)
+    if manifest is None:
+        raise BazarsimError(f"{deals} is not a bazarsim dataset (no manifest): simulate one "
+                            "with bazarsim simulate --dd")
+    rs = ruleset_from_params(manifest)
+    if ruleset != DEFAULT_RULESET and ruleset != rs.name:
+        raise BazarsimError(f"--ruleset {ruleset}: {deals} holds {rs.name} deals")
+    rs = scoring_ruleset(rs, scoring)
+    target = target or rs.scoring.target
+    Match(rs, target)  # a target the ruleset allows
+    stem = f"{pa.name}-{pb.name}-{rs.name}-{target}-{seed}"
+    out = out or Path("runs") / f"match-{stem}"
+    out.mkdir(parents=True, exist_ok=True)
+    if model is None:
+        model = out / "model.json"
+        if not model.exists():
+            fit_model(deals, play=play)[0].save(model)
+    spec = PlayoffSpec(str(deals), str(model), pa, pb, seed, target, play, pairs,
+                       tuple(scoring))
+    HandModel.load(model, rs)  # fitted for these rules
+    return spec, out
+
+
+def _engine(workers, scheduler):
+    if workers is None and scheduler is None:
+        return None
+    from bazarsim.engine.dask import DaskEngine, preflight
+
+    engine = DaskEngine(scheduler=scheduler, workers=workers)
+    preflight(engine)
+    return engine
+
+
+def _play(spec, out, chunk, engine, quiet) -> tuple:
+    with deal_progress(quiet, "Match pairs") as progress:
+        run_playoff(spec, out, chunk=chunk, engine=engine, progress=progress)
+    return read_playoff(out, spec.pairs)
+
+
+@command("match")
+def match_command(
+    a: Annotated[str, typer.Argument(help="Policy A (a TOML file, or careful / bold).")],
+    b: Annotated[str, typer.Argument(help="Policy B.")],
+    target: TargetOpt = None,
+    pairs: PairsOpt = DEFAULT_PAIRS,
+    seed: SeedOpt = DEFAULT_SEED,
+    deals: DealsOpt = None,
+    play: PlayOpt = "dd",
+    model: ModelOpt = None,
+    out: Annotated[Path | None, typer.Option(
+        "--out", help="Run directory (resumed if it holds this play-off); default "
+        "runs/match-A-B-RULESET-TARGET-SEED.")] = None,
+    chunk: Annotated[int, typer.Option("--chunk", min=1, help="Pairs a task plays.")] =
+    DEFAULT_CHUNK,
+    workers: WorkersOpt = None,
+    scheduler: SchedulerOpt = None,
+    ruleset: RulesetOpt = DEFAULT_RULESET,
+    option: OptionOpt = None,
+    quiet: QuietOpt = False,
+    fmt: FormatOpt = Format.table,
+) -> None:
+    """Duplicate match play-off: policy A against policy B in whole matches to the target.
+
+    Each deal sequence is played twice, A at N-S then at E-W, so both teams get the same
+    cards; A's match-win chance is given with its paired standard error and 95 %
+    interval, beside the unpaired error of the same matches (the pairing's variance
+    reduction), points per deal, match length and the results by score band. The same
+    seed gives the same matches; a killed run resumes. Example: bazarsim match careful
+    bold -n 2000
+    """
+    spec, out = setup_playoff(a, b, deals, model, play, ruleset, option, seed, target, pairs,
+                              out, quiet or fmt != Format.table)
+    wins, rows = _play(spec, out, chunk, _engine(workers, scheduler),
+                       quiet or fmt != Format.table)
+    s = summarize(wins, rows, spec.target)
+    an, bn = spec.a.name, spec.b.name
+    if an == bn:
+        an, bn = f"{an} (A)", f"{bn} (B)"
+    if fmt == Format.json:
+        emit_json({"a": spec.a.name, "b": spec.b.name, "deals": spec.deals,
+                   "play": spec.play, "seed": spec.seed, "out": str(out), **s})
+        return
+    emit_records(playoff_records(s, an, bn), fmt,
+                 title=f"{an} against {bn}: matches to {spec.target}, seed {spec.seed} "
+                 f"({spec.play.upper()} results of {spec.deals})")
+    emit_records(contract_records(s, an, bn), fmt, title="contracts")
+    emit_records(band_records(s, an, bn), fmt, title="by score at the deal (A's lead)")
+    typer.echo(f"run directory: {out}")
+
+
+@command("equity")
+def equity_command(
+    from_: Annotated[str, typer.Option(
+        "--from", help="The policy whose matches give the deal outcomes (file or "
+        "careful / bold).")] = "careful",
+    against: Annotated[str | None, typer.Option(
+        "--against", help="Its opponent in those matches (default: itself).")] = None,
+    target: TargetOpt = None,
+    pairs: PairsOpt = DEFAULT_PAIRS,
+    seed: SeedOpt = DEFAULT_SEED,
+    deals: DealsOpt = None,
+    play: PlayOpt = "dd",
+    model: ModelOpt = None,
+    step: Annotated[int, typer.Option("--step", min=1, help="Score bin of the equity "
+                                      "table.")] = 10,
+    threshold_step: Annotated[int | None, typer.Option(
+        "--threshold-step", min=1, help="Score bin of the threshold map (default: "
+        "5 x --step).")] = None,
+    out: Annotated[Path | None, typer.Option("--out", help="Run directory of the matches "
+                                             "(as bazarsim match).")] = None,
+    workers: WorkersOpt = None,
+    scheduler: SchedulerOpt = None,
+    ruleset: RulesetOpt = DEFAULT_RULESET,
+    option: OptionOpt = None,
+    quiet: QuietOpt = False,
+    fmt: FormatOpt = Format.table,
+) -> None:
+    """Match equity: P(win the match) from every score, by dynamic programming over the
+    deal outcomes of the --from policy's matches (who deals next included), checked
+    against those simulated matches; and the score-dependent thresholds that maximise
+    it (the break-even P(make) of a bid).
+
+    Example: bazarsim equity --from careful -n 5000 --to 301
+    """
+    spec, out = setup_playoff(from_, against or from_, deals, model, play, ruleset, option,
+                              seed, target, pairs, out, quiet or fmt != Format.table)
+    wins, rows = _play(spec, out, DEFAULT_CHUNK, _engine(workers, scheduler),
+                       quiet or fmt != Format.table)
+    rs = scoring_ruleset(ruleset_from_params(read_manifest_or_none(spec.deals)), spec.scoring)
+    result = match_equity(rows, rs, spec.target)
+    check = simulated_vs_dp(result, wins)
+    grid, eq = equity_grid(result, step)
+    th = thresholds(result, threshold_step or 5 * step)
+    th_mean = th["thresholds"].mean(axis=0) if not th["thresholds"].size == 0 else None
+    if fmt == Format.json:
+        emit_json({"from": spec.a.name, "against": spec.b.name, "target": spec.target,
+                   "out": str(out), "check": check, "deals": result["deals"],
+                   "pad": result["pad"], "step": step, "grid": grid,
+                   "equity": eq.round(4).tolist(),
+                   "equity_by_dealer": {"a_deals_next": result["eq"][0:spec.target:step,
+                                                                     0:spec.target:step, 1]
+                                        .round(4).tolist(),
+                                        "b_deals_next": result["eq"][0:spec.target:step,
+                                                                     0:spec.target:step, 0]
+                                        .round(4).tolist()},
+                   "threshold_grid": th["grid"],
+                   "thresholds": [[None if v != v else round(float(v), 4) for v in row]
+                                  for row in th_mean]})
+        return
+    typer.echo(f"Match equity to {spec.target} ({rs.name}), from {check['matches']:,} "
+               f"matches of {spec.a.name} against {spec.b.name}")
+    emit_records([{"P(A wins) from 0:0": "simulated",
+                   "value %": f"{100 * check['simulated']:.2f} ± "
+                              f"{100 * check['simulated_se']:.2f}"},
+                  {"P(A wins) from 0:0": "dynamic programming",
+                   "value %": f"{100 * check['dp']:.2f}"},
+                  {"P(A wins) from 0:0": "difference (pp)",
+                   "value %": f"{100 * check['difference']:+.2f}"}], fmt,
+                 title="the DP against the matches it was built from")
+    width = term_width()
+    for i, block in enumerate(grid_blocks(grid, eq, width, "A \\ B")):
+        emit_records(block, fmt, boxed=False, title=(
+            f"P(A wins) %, A's score down, B's across (step {step}; mean over who deals "
+            "next)" if i == 0 else None))
+    tgrid = th["grid"]
+    for i, block in enumerate(grid_blocks(tgrid, th_mean, width, "A \\ B")):
+        emit_records(block, fmt, boxed=False, title=(
+            "break-even P(make) % for A to bid, by score (bid when the hand's P(make) is "
+            "above it)" if i == 0 else None))
+    typer.echo(f"run directory: {out}")

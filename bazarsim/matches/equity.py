@@ -1,0 +1,248 @@
+"""Match equity: the chance to win the match from every score, by dynamic programming.
+
+State ``(a, b, t)``: A's and B's scores and whether A's side deals next (``t`` = 1; the
+dealer's side alternates every deal). A deal moves the state by one outcome drawn from
+the distribution the play-offs measured (:data:`bazarsim.matches.playoff.
+OUTCOME_FIELDS`: both sides' points, who declared, the flags the end rules read),
+conditioned on who deals; the match ends by the ruleset's rules, mirrored from
+:meth:`bazarsim.rules.match.Match.record` in :func:`winner_after` (and checked against
+it in the tests). ``E(a, b, t)`` is the sum over outcomes of their probability times
+1 (A wins), 0 (B wins) or ``E`` of the next state; a passed-out deal only hands the deal
+on, so the two ``t`` of one score are solved together (a 2x2 system). States are
+computed from the highest score sum down, every outcome adding points to someone.
+
+Approximations, each stated where it is printed: outcomes are independent of the
+score (exact for score-independent policies; the measured mix of scores otherwise);
+scores past ``target + pad`` (``pad``: the largest single-deal gain seen, at most the
+target) are held at that bound (only states where the match went on past the target,
+after a tie or a failed contract, reach it; every end is judged on the true scores); belote-fr's
+carried points on a tie are not modelled.
+
+Thresholds: for a bid with make chance ``p`` at state ``(a, b, t)``, bidding is worth
+``p * E_made + (1 - p) * E_failed`` against ``E_pass`` (the outcomes of deals where A did
+not declare); the break-even ``p* = (E_pass - E_failed) / (E_made - E_failed)`` is the
+threshold that maximises A's equity there, if the made and failed outcomes are those
+A's contracts had on average.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba as nb
+import numpy as np
+
+from bazarsim.core.errors import BazarsimError
+from bazarsim.matches.playoff import (
+    F_CAPOT,
+    F_CAPOT_CONTRA,
+    F_MADE,
+    F_REVERSE,
+    NONE,
+    OUTCOME_FIELDS,
+)
+from bazarsim.rules.rulesets import Ruleset
+
+R_EIGHT, R_REVERSE, R_CAPOT_BID_CONTRA, R_FAILED = 1, 2, 4, 8
+A_WINS, B_WINS, GOES_ON = 0, 1, -1
+
+
+def end_rules(rs: Ruleset) -> int:
+    """The ruleset's match-end options as bits for the kernels."""
+    sr = rs.scoring
+    return (R_EIGHT * sr.eight_of_a_suit_wins_match | R_REVERSE * sr.reverse_capot_loses_match
+            | R_CAPOT_BID_CONTRA * sr.capot_ends_match_only_if_bid_contra_made
+            | R_FAILED * sr.failed_bidders_cannot_win)
+
+
+@nb.njit(cache=True)
+def winner_after(a, b, declarer, flags, eight, target, rules):
+    """Who wins once a scored deal brought the scores to ``a``, ``b`` (A 0, B 1, or -1:
+    the match goes on); ``declarer`` 0 A, 1 B; ``eight`` the side with eight of a suit."""
+    if eight >= 0 and rules & R_EIGHT:
+        return eight
+    if flags & F_REVERSE and rules & R_REVERSE:
+        return 1 - declarer
+    if flags & F_CAPOT and rules & R_CAPOT_BID_CONTRA:
+        if not (flags & F_CAPOT_CONTRA and flags & F_MADE):
+            return -1
+    for side in range(2):
+        own = a if side == 0 else b
+        other = b if side == 0 else a
+        if own < target or own <= other:
+            continue
+        if side == declarer and not flags & F_MADE and rules & R_FAILED:
+            continue
+        return side
+    return -1
+
+
+@nb.njit(cache=True, inline="always")
+def _step(eq, da, db, decl, flags, eight, prob, target, rules, a, b, t, top):
+    """``(c, q)`` of state ``(a, b, t)``: what its outcomes are worth given ``eq`` of the
+    next states, and the probability that the score stays (the deal passes on)."""
+    c = 0.0
+    q = 0.0
+    for k in range(da.shape[1]):
+        p = prob[t, k]
+        if p == 0.0:
+            continue
+        na = a + da[t, k]
+        nb_ = b + db[t, k]
+        if decl[t, k] >= 0:
+            w = winner_after(na, nb_, decl[t, k], flags[t, k], eight[t, k], target, rules)
+            if w == 0:
+                c += p
+                continue
+            if w == 1:
+                continue
+        if na > top:
+            na = top
+        if nb_ > top:
+            nb_ = top
+        if na == a and nb_ == b:
+            q += p  # the deal passes on: same score, the other side deals
+        else:
+            c += p * eq[na, nb_, 1 - t]
+    return c, q
+
+
+@nb.njit(cache=True)
+def equity_kernel(da, db, decl, flags, eight, prob, target, rules, size):
+    """``E[a, b, t]`` for every score below ``size`` from outcome arrays per ``t``
+    (``da[t]`` .. ``prob[t]``, each ``[outcomes]``, padded with zero probability)."""
+    eq = np.zeros((size, size, 2))
+    top = size - 1
+    for s in range(2 * top, -1, -1):
+        for a in range(max(0, s - top), min(top, s) + 1):
+            b = s - a
+            c0, q0 = _step(eq, da, db, decl, flags, eight, prob, target, rules, a, b, 0, top)
+            c1, q1 = _step(eq, da, db, decl, flags, eight, prob, target, rules, a, b, 1, top)
+            den = 1.0 - q0 * q1
+            if den <= 0.0:  # nothing but passed-out deals: never decided
+                eq[a, b, 0] = 0.5
+                eq[a, b, 1] = 0.5
+                continue
+            eq[a, b, 0] = (c0 + q0 * c1) / den
+            eq[a, b, 1] = c1 + q1 * eq[a, b, 0]
+    return eq
+
+
+@nb.njit(cache=True)
+def expected_kernel(eq, da, db, decl, flags, eight, prob, target, rules, a, b, t):
+    """Sum of ``prob`` times A's equity after each outcome, from state ``(a, b, t)``."""
+    top = eq.shape[0] - 1
+    total = 0.0
+    for k in range(da.shape[0]):
+        p = prob[k]
+        if p == 0.0:
+            continue
+        na = a + da[k]
+        nb_ = b + db[k]
+        if decl[k] >= 0:
+            w = winner_after(na, nb_, decl[k], flags[k], eight[k], target, rules)
+            if w == 0:
+                total += p
+                continue
+            if w == 1:
+                continue
+        total += p * eq[min(na, top), min(nb_, top), 1 - t]
+    return total
+
+
+def _field(outcomes: np.ndarray, name: str) -> np.ndarray:
+    return outcomes[:, OUTCOME_FIELDS.index(name)]
+
+
+def distribution(outcomes: np.ndarray, mask: np.ndarray | None = None):
+    """The outcomes' distinct ``(da, db, declarer, flags, eight)`` with probabilities,
+    per ``t`` (padded arrays ``[2, m]``) and the count of deals behind each ``t``."""
+    cols = ("a_points", "b_points", "declarer", "flags", "eight")
+    keep = np.ones(len(outcomes), bool) if mask is None else mask
+    per_t = []
+    for t in (0, 1):
+        m = keep & (_field(outcomes, "a_deals") == t)
+        rows = np.stack([_field(outcomes, c)[m] for c in cols], 1)
+        if len(rows) == 0:
+            per_t.append((np.zeros((0, 5), np.int64), np.zeros(0)))
+            continue
+        uniq, count = np.unique(rows, axis=0, return_counts=True)
+        per_t.append((uniq, count / count.sum()))
+    width = max(1, max(len(u) for u, _ in per_t))
+    arrays = np.zeros((5, 2, width), np.int64)
+    arrays[2:5] = NONE
+    prob = np.zeros((2, width))
+    for t, (u, p) in enumerate(per_t):
+        arrays[:, t, : len(u)] = u.T
+        prob[t, : len(u)] = p
+    return arrays, prob, [int((keep & (_field(outcomes, "a_deals") == t)).sum()) for t in (0, 1)]
+
+
+def match_equity(outcomes: np.ndarray, rs: Ruleset, target: int) -> dict:
+    """The equity table from play-off outcomes, with its start value and thresholds."""
+    if len(outcomes) == 0:
+        raise BazarsimError("no deal outcomes to build the equity table from")
+    arrays, prob, counts = distribution(outcomes)
+    if min(counts) == 0:
+        raise BazarsimError("the outcomes need deals dealt by both sides")
+    pad = min(int(max(arrays[0].max(), arrays[1].max(), 0)), target)
+    size = target + pad + 1
+    rules = end_rules(rs)
+    da, db, decl, flags, eight = (np.ascontiguousarray(x) for x in arrays)
+    eq = equity_kernel(da, db, decl, flags, eight, prob, target, rules, size)
+    return {"eq": eq, "size": size, "pad": pad, "deals": counts, "target": target,
+            "rules": rules, "outcomes": outcomes, "ruleset": rs}
+
+
+def start_equity(result: dict, first_dealer_a: np.ndarray) -> float:
+    """The DP's win chance for A over matches starting 0:0, A dealing first or not."""
+    eq = result["eq"]
+    return float(np.mean(np.where(first_dealer_a, eq[0, 0, 1], eq[0, 0, 0])))
+
+
+def thresholds(result: dict, step: int) -> dict:
+    """Break-even P(make) for A's bids at every ``step``-point score bin and dealer."""
+    out = result["outcomes"]
+    decl = _field(out, "declarer")
+    made = (_field(out, "flags") & F_MADE) > 0
+    parts = {"made": (decl == 0) & made, "failed": (decl == 0) & ~made, "pass": decl != 0}
+    dists = {k: distribution(out, m) for k, m in parts.items()}
+    eq = result["eq"]
+    target = result["target"]
+    grid = list(range(0, target, step))
+    table = np.full((2, len(grid), len(grid)), np.nan)
+    for t in (0, 1):
+        if min(d[2][t] for d in dists.values()) == 0:
+            continue
+        for i, a in enumerate(grid):
+            for j, b in enumerate(grid):
+                e = {}
+                for k, (arrays, prob, _c) in dists.items():
+                    e[k] = expected_kernel(eq, *(np.ascontiguousarray(x[t]) for x in arrays),
+                                           np.ascontiguousarray(prob[t]), target,
+                                           result["rules"], a, b, t)
+                spread = e["made"] - e["failed"]
+                if spread > 1e-9:
+                    table[t, i, j] = min(1.0, max(0.0, (e["pass"] - e["failed"]) / spread))
+    return {"grid": grid, "thresholds": table, "deals": {k: d[2] for k, d in dists.items()}}
+
+
+def equity_grid(result: dict, step: int) -> tuple[list[int], np.ndarray]:
+    """``E`` at ``step``-point bins below the target, averaged over who deals next."""
+    grid = list(range(0, result["target"], step))
+    eq = result["eq"]
+    sub = eq[np.ix_(grid, grid)]
+    return grid, sub.mean(axis=2)
+
+
+def simulated_vs_dp(result: dict, wins: np.ndarray) -> dict:
+    """A's simulated win share against the DP's, over the same matches' first dealers."""
+    pairs = len(wins)
+    m = np.arange(pairs)
+    first = m % 4
+    a_first = np.stack([(first % 2) == 0, (first % 2) == 1], 1)  # A at N-S, then at E-W
+    dp = start_equity(result, a_first.ravel())
+    sim = float(wins.mean())
+    se = math.sqrt(max(sim * (1 - sim), 1e-12) / wins.size)
+    return {"matches": int(wins.size), "simulated": sim, "simulated_se": se, "dp": dp,
+            "difference": sim - dp}

@@ -1,0 +1,256 @@
+"""A bidding policy as a small TOML file: when a seat opens, overcalls, supports, passes,
+contras and recontras, from the hand model's estimates.
+
+Every threshold is a probability from the model (:mod:`bazarsim.matches.model`): a
+bid's ``P(make)`` is the bidder-side estimate for the bidder's own hand; ``P(fail)`` of
+the opponents' contract is one minus the defender-side estimate. **This version bids on
+the bidder's own hand alone**: it does not read what partner's or the opponents' calls
+showed (the model is conditioned on one hand), except that it knows who holds the last
+bid. Score-dependent rules (``[[score]]``) shift every threshold by the match score.
+
+:data:`KEYS` documents every key (``bazarsim policy --keys`` prints it); a file with an
+unknown key, a value of the wrong type or out of range is refused with the key and its
+line.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bazarsim.core.errors import BazarsimError
+
+POLICY_DIR = Path(__file__).parent / "policies"
+
+# key: (type, default, help). Sections are tables of the file; "score" is an array of
+# tables, each a rule.
+KEYS: dict[str, dict[str, tuple[type, object, str]]] = {
+    "": {
+        "name": (str, "", "a short name for tables and reports (default: the file's stem)"),
+        "description": (str, "", "one line on what the policy does"),
+    },
+    "open": {
+        "make": (float, 0.6, "open (first bid of the auction) in the kind and at the level "
+                             "whose P(make) is at least this"),
+        "jump": (bool, False, "open at the highest level that reaches `make` (true) or at the "
+                              "lowest legal level, raising later if overcalled (false)"),
+    },
+    "overcall": {
+        "make": (float, 0.65, "bid over an opponent's bid when P(make) of the lowest legal bid "
+                              "of some kind is at least this"),
+    },
+    "support": {
+        "make": (float, 0.55, "raise partner's kind over an opponent's bid when my own P(make) "
+                              "for it is at least this (the model does not know partner's "
+                              "hand: set it below `overcall.make` to credit partner's bid)"),
+    },
+    "capot": {
+        "make": (float, 0.8, "bid capot when P(capot) of the kind is at least this "
+                             "(1.01: never)"),
+    },
+    "contra": {
+        "fail": (float, 0.7, "contra the opponents' bid when P(it fails) from my hand is at "
+                             "least this (1.01: never)"),
+    },
+    "recontra": {
+        "make": (float, 0.8, "recontra a contra on my side's bid when my P(make) is at least "
+                             "this (1.01: never)"),
+    },
+    "score": {
+        "when": (str, "any", "a score rule applies when my side is `behind`, `ahead`, "
+                             "`level` or `any`"),
+        "by": (int, 0, "behind/ahead by at least this many points (level: within this "
+                       "many)"),
+        "near": (int, 0, "and the side nearer the target needs at most this many points "
+                         "(0: any)"),
+        "shift": (float, 0.0, "added to every threshold while the rule applies (negative: "
+                              "bolder); the first rule that applies is used"),
+    },
+}
+WHEN = ("any", "behind", "ahead", "level")
+
+
+class PolicyError(BazarsimError):
+    """A malformed policy file; the message names the file, the key and its line."""
+
+
+@dataclass(frozen=True)
+class ScoreRule:
+    when: str = "any"
+    by: int = 0
+    near: int = 0
+    shift: float = 0.0
+
+    def applies(self, own: int, other: int, target: int) -> bool:
+        gap = own - other
+        if self.when == "behind" and gap > -self.by:
+            return False
+        if self.when == "ahead" and gap < self.by:
+            return False
+        if self.when == "level" and abs(gap) > self.by:
+            return False
+        return not self.near or target - max(own, other) <= self.near
+
+
+@dataclass(frozen=True)
+class Policy:
+    """A bidding policy's thresholds (see :data:`KEYS`)."""
+
+    name: str = "policy"
+    description: str = ""
+    open_make: float = 0.6
+    open_jump: bool = False
+    overcall_make: float = 0.65
+    support_make: float = 0.55
+    capot_make: float = 0.8
+    contra_fail: float = 0.7
+    recontra_make: float = 0.8
+    score: tuple[ScoreRule, ...] = field(default=())
+
+    def shift(self, own: int, other: int, target: int) -> float:
+        """The threshold shift at this match score (first rule that applies, else 0)."""
+        for rule in self.score:
+            if rule.applies(own, other, target):
+                return rule.shift
+        return 0.0
+
+    @property
+    def score_dependent(self) -> bool:
+        return any(r.shift for r in self.score)
+
+    def as_dict(self) -> dict:
+        return {"name": self.name, "description": self.description,
+                "open": {"make": self.open_make, "jump": self.open_jump},
+                "overcall": {"make": self.overcall_make},
+                "support": {"make": self.support_make},
+                "capot": {"make": self.capot_make},
+                "contra": {"fail": self.contra_fail},
+                "recontra": {"make": self.recontra_make},
+                "score": [r.__dict__ for r in self.score]}
+
+
+def key_line(text: str, section: str, key: str, index: int = 0) -> int | None:
+    """The line (1-based) of ``key`` in ``[section]`` (the ``index``-th ``[[section]]``;
+    ``""``: the top level, where a table's header counts as its key); ``None`` when it
+    cannot be found (a key written inline or dotted)."""
+    current, count = "", {"": 0}
+    for i, line in enumerate(text.splitlines(), 1):
+        s = line.split("#", 1)[0].strip()
+        m = re.match(r"^(\[\[?)\s*([^\]]+?)\s*\]\]?$", s)
+        if m:
+            current = m.group(2).strip("\"'")
+            count[current] = count.get(current, -1) + 1 if m.group(1) == "[[" else 0
+            if section == "" and current == key:
+                return i
+            continue
+        if (current == section and count.get(section, 0) == index
+                and re.match(rf"^[\"']?{re.escape(key)}[\"']?\s*=", s)):
+            return i
+    return None
+
+
+def _where(path, text, section, key, index=0) -> str:
+    line = key_line(text, section, key, index)
+    name = f"{section}.{key}" if section and key else section or key
+    if section == "score":
+        name = f"score[{index + 1}].{key}" if key else f"score[{index + 1}]"
+    return f"{path}" + (f", line {line}" if line else "") + f": {name}"
+
+
+def _value(path, text, section, key, value, index=0):
+    typ, _default, help_ = KEYS[section][key]
+    where = _where(path, text, section, key, index)
+    shown = value
+    if typ is float and isinstance(value, int) and not isinstance(value, bool):
+        value = float(value)
+    if typ is int and isinstance(value, bool) or not isinstance(value, typ):
+        raise PolicyError(f"{where} = {shown!r}: expected {typ.__name__} ({help_})", key)
+    if typ is float and section != "score" and not 0.0 <= value <= 1.01:
+        raise PolicyError(f"{where} = {shown!r}: a probability 0..1 (1.01: never)", key)
+    if section == "score" and key == "shift" and not -1.0 <= value <= 1.0:
+        raise PolicyError(f"{where} = {shown!r}: a shift between -1 and 1", key)
+    if section == "score" and key == "when" and value not in WHEN:
+        raise PolicyError(f"{where} = {shown!r}: one of {', '.join(WHEN)}", key)
+    if typ is int and value < 0:
+        raise PolicyError(f"{where} = {shown!r}: at least 0", key)
+    return value
+
+
+def parse_policy(text: str, path: str = "<policy>", default_name: str = "policy") -> Policy:
+    """Read a policy from TOML text; :class:`PolicyError` names the key and line."""
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise PolicyError(f"{path}: not valid TOML: {exc}", str(path)) from None
+    values: dict[str, object] = {}
+    rules: list[ScoreRule] = []
+    for key, value in doc.items():
+        if key in KEYS[""]:
+            values[key] = _value(path, text, "", key, value)
+            continue
+        if key not in KEYS:
+            known = ", ".join([*KEYS[""], *(f"[{s}]" for s in KEYS if s)])
+            raise PolicyError(f"{_where(path, text, '', key)}: unknown key (known: {known})",
+                              key)
+        if key == "score":
+            if not isinstance(value, list):
+                raise PolicyError(f"{_where(path, text, '', key)}: write score rules as "
+                                  "[[score]] tables", key)
+            for i, table in enumerate(value):
+                rules.append(ScoreRule(**_section(path, text, "score", table, i)))
+            continue
+        if not isinstance(value, dict):
+            raise PolicyError(f"{_where(path, text, '', key)}: expected a table [{key}]", key)
+        for k, v in _section(path, text, key, value).items():
+            values[f"{key}_{k}"] = v
+    values.setdefault("name", default_name)
+    values["name"] = values["name"] or default_name
+    return Policy(**values, score=tuple(rules))
+
+
+def _section(path, text, section, table, index=0) -> dict:
+    out = {}
+    for k, v in table.items():
+        if k not in KEYS[section]:
+            known = ", ".join(KEYS[section])
+            where = _where(path, text, section, k, index)
+            raise PolicyError(f"{where}: unknown key in [{section}] (known: {known})", k)
+        out[k] = _value(path, text, section, k, v, index)
+    return out
+
+
+def builtin_policies() -> dict[str, Path]:
+    """The policies that ship with bazarsim, by name (``careful``, ``bold``)."""
+    return {p.stem: p for p in sorted(POLICY_DIR.glob("*.toml"))}
+
+
+def load_policy(spec: str | Path) -> Policy:
+    """A policy from a file, or a shipped one by name (``careful``, ``bold``)."""
+    path = Path(spec)
+    if not path.exists():
+        shipped = builtin_policies()
+        if str(spec) in shipped:
+            path = shipped[str(spec)]
+        else:
+            raise PolicyError(f"no policy file {spec!r} (and no shipped policy of that name: "
+                              f"{', '.join(shipped)})", str(spec))
+    try:
+        text = path.read_text()
+    except OSError as exc:
+        raise PolicyError(f"cannot read policy {path}: {exc.strerror}", str(path)) from None
+    return parse_policy(text, str(spec), path.stem)
+
+
+def keys_help() -> str:
+    """Every key with its default and meaning, as ``bazarsim policy --keys`` prints it."""
+    lines = []
+    for section, keys in KEYS.items():
+        lines.append("top level" if not section else
+                     "[[score]] (repeatable, first that applies)" if section == "score"
+                     else f"[{section}]")
+        for k, (typ, default, help_) in keys.items():
+            d = repr(default) if typ is str else str(default).lower()
+            lines.append(f"  {k} ({typ.__name__}, default {d}): {help_}")
+    return "\n".join(lines)

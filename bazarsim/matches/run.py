@@ -1,0 +1,206 @@
+"""Running a play-off: pairs of matches in chunks, on this machine's cores or on Dask,
+written as they finish so a killed run resumes where it stopped.
+
+A chunk (pairs ``[start, end)``) is a pure function of the spec (deal dataset, play,
+model, both policies, seed, target) and its range: the same rows whatever the chunk
+size, the number of processes or the engine. Each chunk is one Parquet part in the run
+directory (``part-<start>-<end>.parquet``: the outcome rows, A's wins in its metadata),
+written atomically; ``_playoff.json`` holds the spec, and a run with another spec in the
+same directory is refused. The local engine uses worker processes (the auctions are
+Python code, which threads would serialise); the Dask engine sends the same chunk
+function to the cluster's workers, which read the deal dataset by the same path.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import asdict, dataclass, replace
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from bazarsim import __version__
+from bazarsim.core.errors import BazarsimError
+from bazarsim.engine.faults import parts_written
+from bazarsim.matches.bidding import PolicyBidder
+from bazarsim.matches.deals import load_deals
+from bazarsim.matches.model import HandModel
+from bazarsim.matches.playoff import OUTCOME_FIELDS, play_pairs
+from bazarsim.matches.policy import Policy, ScoreRule
+from bazarsim.store.parts import (
+    atomic_write_bytes,
+    existing_parts,
+    part_metadata,
+    part_name,
+    remove_temp_files,
+    uncovered,
+    with_part_metadata,
+    write_part,
+)
+
+SPEC_FILE = "_playoff.json"
+DEFAULT_CHUNK = 100
+
+
+@dataclass(frozen=True)
+class PlayoffSpec:
+    """Everything a play-off's rows depend on (the pairs' count only sets its extent)."""
+
+    deals: str  # the solved dataset the deals come from
+    model: str  # the hand model file
+    a: Policy
+    b: Policy
+    seed: int = 7
+    target: int = 301
+    play: str = "dd"
+    pairs: int = 1000
+    scoring: tuple[str, ...] = ()  # scoring options changed for the match: "part.key=value"
+
+    def identity(self) -> dict:
+        d = asdict(self)
+        d.pop("pairs")
+        d["deals"] = str(Path(self.deals).resolve())
+        d["model"] = str(Path(self.model).resolve())
+        return d
+
+
+def policy_from_dict(d: dict) -> Policy:
+    d = dict(d)
+    d["score"] = tuple(ScoreRule(**r) for r in d.get("score", ()))
+    return Policy(**d)
+
+
+def scoring_ruleset(rs, scoring) -> object:
+    """The dataset's ruleset with a match's scoring options (``scoring.target=...``)."""
+    if not scoring:
+        return rs
+    return rs.with_options(**{k.strip(): v.strip()
+                              for k, _, v in (o.partition("=") for o in scoring)})
+
+
+@lru_cache(maxsize=4)
+def _context(deals: str, play: str, model: str, scoring: tuple[str, ...]):
+    table = load_deals(deals, play)
+    table = replace(table, ruleset=scoring_ruleset(table.ruleset, scoring))
+    return table, HandModel.load(model, table.ruleset)
+
+
+def compute_chunk(spec: PlayoffSpec, start: int, end: int) -> tuple[np.ndarray, np.ndarray]:
+    """Pairs ``[start, end)`` of the play-off: A's wins ``[pairs, 2]`` and outcome rows."""
+    table, model = _context(spec.deals, spec.play, spec.model, spec.scoring)
+    a, b = PolicyBidder(spec.a), PolicyBidder(spec.b)
+    return play_pairs(model, table, a, b, spec.seed, start, end - start, spec.target)
+
+
+def _part_table(wins: np.ndarray, rows: np.ndarray, start: int, end: int) -> pa.Table:
+    table = pa.table({f: pa.array(rows[:, i], pa.int64()) for i, f in enumerate(OUTCOME_FIELDS)})
+    return with_part_metadata(table, {"pairs": [start, end], "wins": wins.tolist(),
+                                      "bazarsim": __version__})
+
+
+def prepare_run(out: Path, spec: PlayoffSpec) -> None:
+    """Create the run directory or check that it holds this same play-off."""
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / SPEC_FILE
+    ident = spec.identity()
+    if path.exists():
+        old = json.loads(path.read_text())
+        if old != json.loads(json.dumps(ident)):
+            diff = sorted(k for k in set(old) | set(ident) if old.get(k) != json.loads(
+                json.dumps(ident)).get(k))
+            raise BazarsimError(f"{out} holds another play-off (it differs in "
+                                f"{', '.join(diff)}): choose another --out")
+    else:
+        atomic_write_bytes(path, json.dumps(ident, indent=1).encode())
+    remove_temp_files(out)
+
+
+def run_playoff(spec: PlayoffSpec, out: str | Path, chunk: int = DEFAULT_CHUNK,
+                processes: int | None = None, engine=None,
+                progress: Callable[[int, int], None] | None = None) -> dict:
+    """Play the missing chunks of pairs ``[0, spec.pairs)`` into ``out``; a summary."""
+    out = Path(out)
+    if spec.pairs < 2:
+        raise BazarsimError(f"-n {spec.pairs}: a play-off needs at least 2 match pairs")
+    if chunk < 1:
+        raise BazarsimError(f"--chunk {chunk}: must be >= 1")
+    prepare_run(out, spec)
+    # parts of an earlier, larger run count for what they cover below spec.pairs
+    have = [(s, min(e, spec.pairs)) for s, e in existing_parts(out) if s < spec.pairs]
+    gaps = uncovered(have, 0, spec.pairs, out)
+    todo = [(s, min(s + chunk, e)) for a, e in gaps for s in range(a, e, chunk)]
+    done = spec.pairs - sum(e - s for s, e in todo)
+    if progress:
+        progress(done, spec.pairs)
+    t0 = time.perf_counter()
+    written = 0
+
+    def save(s, e, result):
+        nonlocal done, written
+        wins, rows = result
+        write_part(_part_table(wins, rows, s, e), out / part_name(s, e), "zstd")
+        written += 1
+        parts_written(written)
+        done += e - s
+        if progress:
+            progress(done, spec.pairs)
+
+    if not todo:
+        pass
+    elif engine is not None:
+        _run_dask(spec, todo, engine, save)
+    else:
+        workers = processes or os.cpu_count() or 1
+        if workers == 1 or len(todo) == 1:
+            for s, e in todo:
+                save(s, e, compute_chunk(spec, s, e))
+        else:
+            with ProcessPoolExecutor(min(workers, len(todo))) as pool:
+                futures = {pool.submit(compute_chunk, spec, s, e): (s, e) for s, e in todo}
+                for f in as_completed(futures):
+                    s, e = futures[f]
+                    save(s, e, f.result())
+    return {"out": str(out), "pairs": spec.pairs, "played": sum(e - s for s, e in todo),
+            "seconds": time.perf_counter() - t0}
+
+
+def _run_dask(spec, todo, engine, save) -> None:
+    from distributed import as_completed as dask_completed
+
+    from bazarsim.engine.dask import check_workers, connect, quiet_dask_logs
+
+    with quiet_dask_logs(), connect(engine) as client:
+        check_workers(client, engine)
+        futures = {client.submit(compute_chunk, spec, s, e, pure=False, retries=2): (s, e)
+                   for s, e in todo}
+        for f in dask_completed(list(futures)):
+            s, e = futures[f]
+            save(s, e, f.result())
+
+
+def read_playoff(out: str | Path, pairs: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """A run's wins ``[pairs, 2]`` and outcome rows of pairs ``[0, pairs)`` (default: every
+    pair its parts hold, which must be ``[0, n)`` without a gap)."""
+    out = Path(out)
+    parts = sorted((s, e) for s, e in existing_parts(out))
+    if pairs is None:
+        pairs = max((e for _s, e in parts), default=0)
+    parts = [(s, e) for s, e in parts if s < pairs]
+    if pairs == 0 or uncovered([(s, min(e, pairs)) for s, e in parts], 0, pairs, out):
+        raise BazarsimError(f"{out} does not hold pairs 0..{pairs - 1} of a play-off: run "
+                            "bazarsim match with this --out to finish it")
+    wins = []
+    for s, e in parts:
+        meta = part_metadata(out / part_name(s, e))
+        wins.append(np.asarray(meta["wins"], np.int64).reshape(-1, 2)[: min(e, pairs) - s])
+    table = pq.read_table([str(out / part_name(s, e)) for s, e in parts],
+                          columns=list(OUTCOME_FIELDS))
+    rows = np.stack([table.column(f).to_numpy() for f in OUTCOME_FIELDS], 1).astype(np.int64)
+    return np.concatenate(wins), rows[rows[:, 0] < pairs]
