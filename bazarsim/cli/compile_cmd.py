@@ -84,6 +84,19 @@ def _players() -> None:
     sd_tables(np.asarray(deal, np.uint32).reshape(1, 4), kinds=[1], worlds=2)
 
 
+def _matches() -> None:
+    import numpy as np
+
+    from bazarsim.matches.equity import equity_kernel, expected_kernel
+    from bazarsim.matches.model import hand_cells
+
+    hand_cells(np.array([255], np.uint32), np.uint32(255), 0, np.array([1]), np.array([30]),
+               np.empty(1, np.int64))
+    z = np.zeros((2, 1), np.int64)
+    eq = equity_kernel(z + 5, z, z, z, z - 1, np.full((2, 1), 1.0), 10, 0, 16)
+    expected_kernel(eq, z[0] + 5, z[0], z[0], z[0], z[0] - 1, np.ones(1), 10, 0, 0, 0, 0)
+
+
 # family -> the first calls that compile it (under a minute for the solver's entry points,
 # seconds for the others)
 FAMILIES: dict[str, Callable[[], None]] = {
@@ -93,6 +106,7 @@ FAMILIES: dict[str, Callable[[], None]] = {
     "dealing": _dealing,
     "scoring": _scoring,
     "players": _players,
+    "matches": _matches,
 }
 # What ``compile_all`` hands to one process, longest first: DD tables right after the
 # solver in the same process, since they call the search the solver has just compiled
@@ -104,6 +118,7 @@ SCHEDULE: tuple[tuple[str, ...], ...] = (
     ("dealing",),
     ("evaluation",),
     ("scoring",),
+    ("matches",),
 )
 
 

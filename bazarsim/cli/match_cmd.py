@@ -54,22 +54,22 @@ DEFAULT_PAIRS = 1000
 PlayOpt = Annotated[str, typer.Option(
     "--play", callback=lower, help="Deal results from double dummy (dd) or the dataset's "
     "single-dummy play-outs (sd, simulate --sd).")]
-DealsOpt = Annotated[Path | None, typer.Option(
-    "--deals", help="A solved dataset (simulate --dd) to draw the deals from; default: "
+DatasetOpt = Annotated[Path | None, typer.Option(
+    "--dataset", help="A solved dataset (simulate --dd) to draw the deals from; default: "
     f"{DEFAULT_MATCH_DEALS:,} deals of the ruleset, simulated once into runs/.")]
 ModelOpt = Annotated[Path | None, typer.Option(
-    "--model", help="A hand model (bazarsim fit); default: fitted on --deals, kept in the "
+    "--model", help="A hand model (bazarsim fit); default: fitted on --dataset, kept in the "
     "run directory.")]
 TargetOpt = Annotated[int | None, typer.Option(
     "--to", help="Match target (default: the ruleset's, e.g. 301 in bazar).")]
 PairsOpt = Annotated[int, typer.Option(
-    "--matches", "-n", min=2, help="Match pairs: each deal sequence is played twice, "
+    "--matches", "-m", min=2, help="Match pairs: each deal sequence is played twice, "
     "the policies swapping seats.")]
 WorkersOpt = Annotated[int | None, typer.Option(
     "--workers", help="Run the chunks on a local Dask cluster of N worker processes.")]
 SchedulerOpt = Annotated[str | None, typer.Option(
     "--scheduler", help="Run the chunks on this dask.distributed scheduler (workers must "
-    "reach --deals and the model by the same paths).")]
+    "reach --dataset and the model by the same paths).")]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
 
 
@@ -154,10 +154,10 @@ def default_deals(ruleset, seed: int, quiet: bool) -> Path:
     return out
 
 
-def setup_playoff(a: str, b: str, deals: Path | None, model: Path | None, play: str,
+def setup_playoff(a: str, b: str, dataset: Path | None, model: Path | None, play: str,
                   ruleset: str, option: list[str] | None, seed: int, target: int | None,
                   pairs: int, out: Path | None, quiet: bool) -> tuple[PlayoffSpec, Path]:
-    """The play-off's spec and run directory: deals (simulated when not given), model
+    """The play-off's spec and run directory: dataset (simulated when not given), model
     (fitted when not given), policies and target, every input checked."""
     pa, pb = load_policy(a), load_policy(b)
     scoring = list(option or [])
@@ -165,15 +165,15 @@ def setup_playoff(a: str, b: str, deals: Path | None, model: Path | None, play: 
     if bad:
         raise BazarsimError(f"-o {bad[0]!r}: a match may change scoring options only (the "
                             "deals were solved under the dataset's rules)", bad[0])
-    if deals is None:
-        deals = default_deals(load_ruleset(ruleset, None), DEFAULT_SEED, quiet)
-    manifest = read_manifest_or_none(deals)
+    if dataset is None:
+        dataset = default_deals(load_ruleset(ruleset, None), DEFAULT_SEED, quiet)
+    manifest = read_manifest_or_none(dataset)
     if manifest is None:
-        raise BazarsimError(f"{deals} is not a bazarsim dataset (no manifest): simulate one "
+        raise BazarsimError(f"{dataset} is not a bazarsim dataset (no manifest): simulate one "
                             "with bazarsim simulate --dd")
     rs = ruleset_from_params(manifest)
     if ruleset != DEFAULT_RULESET and ruleset != rs.name:
-        raise BazarsimError(f"--ruleset {ruleset}: {deals} holds {rs.name} deals")
+        raise BazarsimError(f"--ruleset {ruleset}: {dataset} holds {rs.name} deals")
     rs = scoring_ruleset(rs, scoring)
     target = target or rs.scoring.target
     Match(rs, target)  # a target the ruleset allows
@@ -183,8 +183,8 @@ def setup_playoff(a: str, b: str, deals: Path | None, model: Path | None, play: 
     if model is None:
         model = out / "model.json"
         if not model.exists():
-            fit_model(deals, play=play)[0].save(model)
-    spec = PlayoffSpec(str(deals), str(model), pa, pb, seed, target, play, pairs,
+            fit_model(dataset, play=play)[0].save(model)
+    spec = PlayoffSpec(str(dataset), str(model), pa, pb, seed, target, play, pairs,
                        tuple(scoring))
     HandModel.load(model, rs)  # fitted for these rules
     return spec, out
@@ -213,7 +213,7 @@ def match_command(
     target: TargetOpt = None,
     pairs: PairsOpt = DEFAULT_PAIRS,
     seed: SeedOpt = DEFAULT_SEED,
-    deals: DealsOpt = None,
+    dataset: DatasetOpt = None,
     play: PlayOpt = "dd",
     model: ModelOpt = None,
     out: Annotated[Path | None, typer.Option(
@@ -235,9 +235,9 @@ def match_command(
     interval, beside the unpaired error of the same matches (the pairing's variance
     reduction), points per deal, match length and the results by score band. The same
     seed gives the same matches; a killed run resumes. Example: bazarsim match careful
-    bold -n 2000
+    bold -m 2000
     """
-    spec, out = setup_playoff(a, b, deals, model, play, ruleset, option, seed, target, pairs,
+    spec, out = setup_playoff(a, b, dataset, model, play, ruleset, option, seed, target, pairs,
                               out, quiet or fmt != Format.table)
     wins, rows = _play(spec, out, chunk, _engine(workers, scheduler),
                        quiet or fmt != Format.table)
@@ -246,12 +246,12 @@ def match_command(
     if an == bn:
         an, bn = f"{an} (A)", f"{bn} (B)"
     if fmt == Format.json:
-        emit_json({"a": spec.a.name, "b": spec.b.name, "deals": spec.deals,
+        emit_json({"a": spec.a.name, "b": spec.b.name, "dataset": spec.dataset,
                    "play": spec.play, "seed": spec.seed, "out": str(out), **s})
         return
     emit_records(playoff_records(s, an, bn), fmt,
                  title=f"{an} against {bn}: matches to {spec.target}, seed {spec.seed} "
-                 f"({spec.play.upper()} results of {spec.deals})")
+                 f"({spec.play.upper()} results of {spec.dataset})")
     emit_records(contract_records(s, an, bn), fmt, title="contracts")
     emit_records(band_records(s, an, bn), fmt, title="by score at the deal (A's lead)")
     typer.echo(f"run directory: {out}")
@@ -267,7 +267,7 @@ def equity_command(
     target: TargetOpt = None,
     pairs: PairsOpt = DEFAULT_PAIRS,
     seed: SeedOpt = DEFAULT_SEED,
-    deals: DealsOpt = None,
+    dataset: DatasetOpt = None,
     play: PlayOpt = "dd",
     model: ModelOpt = None,
     step: Annotated[int, typer.Option("--step", min=1, help="Score bin of the equity "
@@ -289,13 +289,13 @@ def equity_command(
     against those simulated matches; and the score-dependent thresholds that maximise
     it (the break-even P(make) of a bid).
 
-    Example: bazarsim equity --from careful -n 5000 --to 301
+    Example: bazarsim equity --from careful -m 5000 --to 301
     """
-    spec, out = setup_playoff(from_, against or from_, deals, model, play, ruleset, option,
+    spec, out = setup_playoff(from_, against or from_, dataset, model, play, ruleset, option,
                               seed, target, pairs, out, quiet or fmt != Format.table)
     wins, rows = _play(spec, out, DEFAULT_CHUNK, _engine(workers, scheduler),
                        quiet or fmt != Format.table)
-    rs = scoring_ruleset(ruleset_from_params(read_manifest_or_none(spec.deals)), spec.scoring)
+    rs = scoring_ruleset(ruleset_from_params(read_manifest_or_none(spec.dataset)), spec.scoring)
     result = match_equity(rows, rs, spec.target)
     check = simulated_vs_dp(result, wins)
     grid, eq = equity_grid(result, step)

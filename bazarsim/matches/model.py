@@ -160,6 +160,7 @@ class HandModel:
     counts: np.ndarray  # int64 [2, N_CELLS]: deals behind each cell
     prior: float
     source: dict
+    made: np.ndarray | None = None  # int64 [2, N_CELLS, bids]: raw counts (fit only)
 
     @property
     def levels(self) -> tuple[int, ...]:
@@ -287,7 +288,7 @@ def fit_model(out: str | Path, play: str = "dd", prior: float = DEFAULT_PRIOR,
               "play": play, "play_name": play_name(play, manifest),
               "kinds": [KIND_NAMES[k] for k in study.kinds]}
     model = HandModel(rs, np.stack([smooth(total_n[r], total_made[r], prior) for r in (0, 1)]),
-                      total_n, prior, source)
+                      total_n, prior, source, total_made)
     model.source["calibration"] = calibration
     return model, calibration
 

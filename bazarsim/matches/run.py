@@ -53,7 +53,7 @@ DEFAULT_CHUNK = 100
 class PlayoffSpec:
     """Everything a play-off's rows depend on (the pairs' count only sets its extent)."""
 
-    deals: str  # the solved dataset the deals come from
+    dataset: str  # the solved dataset the deals come from
     model: str  # the hand model file
     a: Policy
     b: Policy
@@ -66,7 +66,7 @@ class PlayoffSpec:
     def identity(self) -> dict:
         d = asdict(self)
         d.pop("pairs")
-        d["deals"] = str(Path(self.deals).resolve())
+        d["dataset"] = str(Path(self.dataset).resolve())
         d["model"] = str(Path(self.model).resolve())
         return d
 
@@ -86,17 +86,30 @@ def scoring_ruleset(rs, scoring) -> object:
 
 
 @lru_cache(maxsize=4)
-def _context(deals: str, play: str, model: str, scoring: tuple[str, ...]):
-    table = load_deals(deals, play)
+def _context(dataset: str, play: str, model: str, scoring: tuple[str, ...]):
+    table = load_deals(dataset, play)
     table = replace(table, ruleset=scoring_ruleset(table.ruleset, scoring))
     return table, HandModel.load(model, table.ruleset)
 
 
 def compute_chunk(spec: PlayoffSpec, start: int, end: int) -> tuple[np.ndarray, np.ndarray]:
     """Pairs ``[start, end)`` of the play-off: A's wins ``[pairs, 2]`` and outcome rows."""
-    table, model = _context(spec.deals, spec.play, spec.model, spec.scoring)
+    table, model = _context(spec.dataset, spec.play, spec.model, spec.scoring)
     a, b = PolicyBidder(spec.a), PolicyBidder(spec.b)
     return play_pairs(model, table, a, b, spec.seed, start, end - start, spec.target)
+
+
+def _follow_parent(parent: int) -> None:
+    """In a pool worker: exit when the driver is gone (killed), not linger as an orphan
+    that holds the driver's terminal and pipes open."""
+    import threading
+
+    def watch():
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True).start()
 
 
 def _part_table(wins: np.ndarray, rows: np.ndarray, start: int, end: int) -> pa.Table:
@@ -162,7 +175,8 @@ def run_playoff(spec: PlayoffSpec, out: str | Path, chunk: int = DEFAULT_CHUNK,
             for s, e in todo:
                 save(s, e, compute_chunk(spec, s, e))
         else:
-            with ProcessPoolExecutor(min(workers, len(todo))) as pool:
+            with ProcessPoolExecutor(min(workers, len(todo)), initializer=_follow_parent,
+                                     initargs=(os.getpid(),)) as pool:
                 futures = {pool.submit(compute_chunk, spec, s, e): (s, e) for s, e in todo}
                 for f in as_completed(futures):
                     s, e = futures[f]

@@ -1,0 +1,554 @@
+"""Bidding policies and whole matches: the hand model against plain counting, policy
+files, auctions between policies, duplicate play-offs and match equity against plain
+references (the scalar scorer, the match referee, a memoised recursion)."""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bazarsim.core.contracts import KIND_NAMES, Contract
+from bazarsim.core.errors import BazarsimError
+from bazarsim.dd.solver import solve
+from bazarsim.engine.faults import KILL_AFTER_PARTS
+from bazarsim.engine.run import run_simulation
+from bazarsim.engine.simulation import Simulation
+from bazarsim.matches.bidding import IllegalCall, PolicyBidder, SeatView, run_auction
+from bazarsim.matches.deals import load_deals, match_deals, seat_rates
+from bazarsim.matches.equity import (
+    end_rules,
+    equity_kernel,
+    match_equity,
+    simulated_vs_dp,
+    winner_after,
+)
+from bazarsim.matches.model import (
+    BIDDER,
+    DEFENDER,
+    N_A,
+    N_B,
+    N_BUCKETS,
+    N_CELLS,
+    N_POS,
+    HandModel,
+    fit_model,
+    hand_cells,
+    kind_group,
+    model_bids,
+    smooth,
+)
+from bazarsim.matches.playoff import (
+    F_CAPOT,
+    F_CAPOT_CONTRA,
+    F_MADE,
+    F_REVERSE,
+    OUTCOME_FIELDS,
+    _outcome,
+    play_pairs,
+    summarize,
+)
+from bazarsim.matches.policy import KEYS, PolicyError, load_policy, parse_policy
+from bazarsim.matches.run import PlayoffSpec, read_playoff, run_playoff
+from bazarsim.rules.auction import BID, Call
+from bazarsim.rules.compiled import compiled_rules
+from bazarsim.rules.match import Match
+from bazarsim.rules.rulesets import RULESETS, get_ruleset
+from bazarsim.rules.scoring import DealOutcome, DealScore, score_deal
+from bazarsim.store.parts import existing_parts, read_dataframe
+
+ROOT = Path(__file__).resolve().parent.parent
+DEALS = 400
+
+
+@pytest.fixture(scope="module")
+def solved(tmp_path_factory):
+    """A small DD-solved dataset of every ruleset (lean columns)."""
+    out = {}
+    for name in RULESETS:
+        path = tmp_path_factory.mktemp(f"m-{name}")
+        run_simulation(Simulation(deals=DEALS, seed=21, ruleset=get_ruleset(name),
+                                  columns="lean", dd=True, chunk=100), path)
+        out[name] = path
+    return out
+
+
+@pytest.fixture(scope="module")
+def fitted(solved, tmp_path_factory):
+    """Each ruleset's model, saved, and its deal table."""
+    out = {}
+    for name, path in solved.items():
+        model, _cal = fit_model(path)
+        file = tmp_path_factory.mktemp(f"model-{name}") / "model.json"
+        model.save(file)
+        out[name] = (model, file, load_deals(path))
+    return out
+
+
+# --------------------------------------------------------------------------- the model
+
+
+def naive_cell(seen: int, kind: int, rs, position: int, strength: int) -> int:
+    """The class of a hand, counted card by card."""
+    compiled = compiled_rules(rs)
+    cards = [b for b in range(32) if seen >> b & 1]
+    g = kind_group(kind)
+    if g == 0:
+        trumps = [c for c in cards if compiled.is_trump[kind, c // 8]]
+        a = len(trumps)
+        b = (any(c % 8 == 4 for c in trumps)) | (any(c % 8 == 2 for c in trumps) << 1)
+    elif g == 1:
+        a = sum(c % 8 == 7 for c in cards)
+        b = sum(c % 8 == 3 for c in cards)
+    else:
+        a = sum(c % 8 == 4 for c in cards)
+        b = sum(c % 8 == 2 for c in cards)
+    b = min(b, N_B - 1)
+    q = min(max(strength // 10, 0), N_BUCKETS - 1)
+    return (((g * N_POS + position - 1) * N_A + a) * N_B + b) * N_BUCKETS + q
+
+
+def test_hand_cells_against_counting_card_by_card():
+    rng = random.Random(5)
+    rs = get_ruleset("bazar")
+    compiled = compiled_rules(rs)
+    for kind in range(6):
+        seen = np.array([sum(1 << c for c in rng.sample(range(32), rng.choice([5, 6, 8])))
+                         for _ in range(500)], np.uint32)
+        pos = np.array([rng.randint(1, 4) for _ in seen], np.int64)
+        strength = np.array([rng.randint(-5, 200) for _ in seen], np.int64)
+        trump = np.uint32(sum(0xFF << (8 * s) for s in range(4) if compiled.is_trump[kind, s]))
+        out = np.empty(len(seen), np.int64)
+        hand_cells(seen, trump, kind_group(kind), pos, strength, out)
+        want = [naive_cell(int(h), kind, rs, int(p), int(s))
+                for h, p, s in zip(seen, pos, strength, strict=True)]
+        assert out.tolist() == want
+        assert out.min() >= 0 and out.max() < N_CELLS
+
+
+def test_fit_counts_equal_plain_counting(solved, fitted):
+    """Deals and makes behind every (role, class, bid) against the scalar scorer, row by
+    row, for bazar (whole hands) and belote-fr (bid-time cards)."""
+    for name in ("bazar", "belote-fr"):
+        model, _f, _t = fitted[name]
+        rs = model.ruleset
+        df = read_dataframe(solved[name])
+        n = np.zeros_like(model.counts)
+        made = np.zeros_like(model.made)
+        compiled = compiled_rules(rs)
+        for _, row in df.iterrows():
+            for kind in rs.kinds:
+                k = KIND_NAMES[kind]
+                total = rs.total_points(kind)
+                ns = int(row[f"{k}_dd_ns"])
+                cap = int(row[f"{k}_dd_capot"])
+                pts = (ns, total - ns)
+                tricks = (8, 0) if cap == 1 else (0, 8) if cap == 2 else (4, 4)
+                outcome = DealOutcome(pts, tricks,
+                                      (int(row[f"{k}_declarations_ns"]),
+                                       int(row[f"{k}_declarations_ew"])),
+                                      (int(row[f"{k}_bela_ns"]), int(row[f"{k}_bela_ew"])))
+                side_made = {}
+                for side in (0, 1):
+                    side_made[side] = [score_deal(Contract(b.level, b.kind, side, 0, b.capot),
+                                                  outcome, rs).made
+                                       for b in model_bids(rs, kind)]
+                for seat, name_s in enumerate("NESW"):
+                    pos = (seat - int(row["dealer"]) - 1) % 4 + 1
+                    if rs.name == "belote-fr":
+                        seen = int(row[f"{name_s}_seen"])
+                        if row[f"{name_s}_turned"] >= 0:
+                            seen |= 1 << int(row[f"{name_s}_turned"])
+                        strength = sum(int(compiled.card_points[kind, c])
+                                       for c in range(32) if seen >> c & 1)
+                    else:
+                        seen = int(row[name_s])
+                        bela = sum(1 for s in range(4) if compiled.bela_suit[kind, s]
+                                   and (seen >> (8 * s)) & 0x60 == 0x60)
+                        strength = (int(row[f"{name_s}_{k}_points"])
+                                    + int(row[f"{name_s}_{k}_declarations"]) + 20 * bela)
+                    cell = naive_cell(seen, kind, rs, pos, strength)
+                    for role, side in ((BIDDER, seat & 1), (DEFENDER, 1 - (seat & 1))):
+                        n[role, cell] += 1
+                        made[role, cell] += side_made[side]
+        assert np.array_equal(n, model.counts), name
+        assert np.array_equal(made, model.made), name
+
+
+def test_smoothing_keeps_rich_cells_and_fills_empty_ones_from_parents():
+    rng = np.random.default_rng(3)
+    n = np.zeros(N_CELLS, np.int64)
+    made = np.zeros((N_CELLS, 3), np.int64)
+    n[7] = 10**9
+    made[7] = [9 * 10**8, 5 * 10**8, 10**8]
+    n[7 + N_BUCKETS] = 40  # a sibling (another second count, same parent)
+    made[7 + N_BUCKETS] = [20, 10, 0]
+    rates = smooth(n, made, 20.0)
+    assert np.allclose(rates[7], [0.9, 0.5, 0.1], atol=1e-6)
+    empty = 7 + 2 * N_BUCKETS  # no deal: the parent's rate, which the rich cell dominates
+    assert np.allclose(rates[empty], rates[7], atol=1e-3)
+    assert ((rates >= 0) & (rates <= 1)).all()
+    # made counts non-increasing in the bid give non-increasing rates
+    m = np.sort(rng.integers(0, 50, (N_CELLS, 4)), axis=1)[:, ::-1]
+    nn = m[:, 0] + rng.integers(0, 50, N_CELLS)
+    r = smooth(nn, m, 20.0)
+    assert (np.diff(r, axis=1) <= 1e-12).all()
+
+
+def test_model_file_round_trip_and_refusals(fitted, tmp_path):
+    model, file, _t = fitted["bazar"]
+    back = HandModel.load(file, model.ruleset)
+    assert np.allclose(back.rates, model.rates, atol=1e-6)
+    with pytest.raises(BazarsimError, match="fitted for bazar, not belote-fr"):
+        HandModel.load(file, get_ruleset("belote-fr"))
+    bad = tmp_path / "bad.json"
+    bad.write_text("{}")
+    with pytest.raises(BazarsimError, match="not a bazarsim hand model"):
+        HandModel.load(bad, model.ruleset)
+
+
+def test_calibration_is_reported_on_held_out_deals(solved):
+    _m, cal = fit_model(solved["bazar"])
+    assert cal["forecasts"] > 0 and 0 < cal["brier"] < cal["brier_base_rate"]
+    assert sum(r["forecasts"] for r in cal["reliability"]) == cal["forecasts"]
+
+
+# --------------------------------------------------------------------------- policies
+
+
+def test_shipped_policies_parse_and_every_key_is_documented():
+    for name in ("careful", "bold"):
+        p = load_policy(name)
+        assert p.name == name and p.description
+    bold = load_policy("bold")
+    assert bold.shift(0, 200, 301) == -0.10 and bold.shift(0, 100, 301) == 0.0
+    text = "\n".join(f"[{s}]\n" + "\n".join(f"{k} = {json.dumps(d)}" for k, (_t, d, _h)
+                                            in keys.items())
+                     for s, keys in KEYS.items() if s not in ("", "score"))
+    parse_policy(text)  # every documented key with its default parses
+
+
+@pytest.mark.parametrize("text, line, where", [
+    ("[open]\nmake = 2\n", 2, "open.make = 2"),
+    ("x = 1\n", 1, "x: unknown key"),
+    ("[open]\n\nmak = 0.5\n", 3, "open.mak: unknown key in [open]"),
+    ("[opn]\nmake = 0.5\n", 1, "opn: unknown key"),
+    ("[contra]\nfail = 'high'\n", 2, "contra.fail = 'high': expected float"),
+    ("[[score]]\nwhen = 'behind'\n[[score]]\nshift = 2\n", 4, "score[2].shift = 2"),
+    ("[[score]]\nwhen = 'late'\n", 2, "score[1].when = 'late'"),
+    ("[open\n", 1, "not valid TOML"),
+])
+def test_malformed_policy_names_key_and_line(text, line, where):
+    with pytest.raises(PolicyError) as exc:
+        parse_policy(text, "p.toml")
+    assert where in str(exc.value) and f"line {line}" in str(exc.value)
+
+
+def test_malformed_policy_file_exits_2_from_the_cli(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[overcall]\nmake = 0.6\nbid = 3\n")
+    proc = subprocess.run([sys.executable, "-m", "bazarsim", "policy", str(bad)], cwd=ROOT,
+                          capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == (f"error: {bad}, line 3: overcall.bid: unknown key in "
+                                   "[overcall] (known: make)")
+
+
+# --------------------------------------------------------------------------- auctions
+
+
+def _views(model, table, i, r, scores=(0, 0), target=301):
+    out = []
+    for s in range(4):
+        make, opp = seat_rates(model, table, i, r, s)
+        out.append(SeatView(s, make, opp, scores[s % 2], scores[1 - s % 2], target))
+    return out
+
+
+@pytest.mark.parametrize("name", list(RULESETS))
+def test_policy_auctions_are_legal_and_end(fitted, name):
+    """Every deal, every dealer, both policies and a mix: the referee accepts every call
+    (run_auction raises otherwise) and the auction ends in a contract or a redeal."""
+    model, _f, table = fitted[name]
+    bidders = [PolicyBidder(load_policy("careful")), PolicyBidder(load_policy("bold"))]
+    contracts = redeals = 0
+    for i in range(0, table.n, 3):
+        for dealer in range(4):
+            r = table.rotation(i, dealer)
+            seats = [bidders[(s + i) % 2] for s in range(4)]
+            auction = run_auction(seats, _views(model, table, i, r), dealer, table.ruleset)
+            assert auction.finished
+            contracts += auction.contract is not None
+            redeals += auction.redeal
+    assert contracts > redeals
+
+
+def test_illegal_call_is_reported_with_the_auction_so_far(fitted):
+    model, _f, table = fitted["bazar"]
+
+    class Stubborn:
+        name = "stubborn"
+
+        def call(self, auction, view):
+            return Call(BID, 8, 1)
+
+    passer = PolicyBidder(load_policy("careful").__class__(name="passer", open_make=1.01,
+                                                           overcall_make=1.01,
+                                                           support_make=1.01,
+                                                           capot_make=1.01,
+                                                           contra_fail=1.01))
+    with pytest.raises(IllegalCall) as exc:
+        run_auction([passer, Stubborn(), passer, passer],
+                    _views(model, table, 0, table.rotation(0, 0)), 0, table.ruleset)
+    assert str(exc.value) == ("policy stubborn at E called 8H after E:8H S:P W:P N:P "
+                              "(dealer N): a bid must be at least 9 (one level above 8H)")
+
+
+# --------------------------------------------------------------------------- deals
+
+
+def test_reseated_deal_results_are_the_solver_s(fitted):
+    """Turning a deal so another seat deals: N-S's points are the DD solver's on the
+    turned hands with the turned leader."""
+    model, _f, table = fitted["bazar"]
+    rs = table.ruleset
+    for i in range(6):
+        for dealer in range(4):
+            r = table.rotation(i, dealer)
+            hands = [int(table.hands[i, (s - r) % 4]) for s in range(4)]
+            kind = (i + dealer) % 6
+            outcome, _e = _outcome(table, i, r, Contract(8, kind, 0))
+            sol = solve(np.array(hands, np.uint32), KIND_NAMES[kind], "NESW"[(dealer + 1) % 4],
+                        rs)
+            assert outcome.points[0] == sol.ns_points
+
+
+def test_deal_sequences_are_reproducible_and_cover_the_dataset():
+    a = match_deals(7, 3, 1000)
+    assert np.array_equal(a, match_deals(7, 3, 1000))
+    assert not np.array_equal(a, match_deals(7, 4, 1000))
+    assert not np.array_equal(a, match_deals(8, 3, 1000))
+    many = np.concatenate([match_deals(7, m, 1000) for m in range(40)])
+    assert many.min() == 0 and many.max() == 999 and len(np.unique(many)) > 990
+
+
+# --------------------------------------------------------------------------- play-offs
+
+
+def naive_match(model, table, bidders, seed, match, target):
+    """A match refereed deal by deal with the Python auction and scalar scorer only."""
+    rs = table.ruleset
+    game = Match(rs, target)
+    dealer = match % 4
+    j = 0
+    seq = match_deals(seed, match, table.n)
+    while not game.over:
+        i = int(seq[j])
+        r = table.rotation(i, dealer)
+        if not table.void[i]:
+            auction = run_auction(bidders, _views(model, table, i, r, tuple(game.totals),
+                                                  target), dealer, rs)
+            c = auction.contract
+            if c is not None:
+                k = c.kind
+                ns = int(table.ns[i, k])
+                pts = [ns, rs.total_points(k) - ns]
+                cap = int(table.capot[i, k])
+                tricks = [8, 0] if cap == 1 else [0, 8] if cap == 2 else [4, 4]
+                decl = list(table.decl[i, k])
+                bela = list(table.bela[i, k])
+                if r % 2:
+                    pts, tricks, decl, bela = pts[::-1], tricks[::-1], decl[::-1], bela[::-1]
+                game.play(c, DealOutcome(tuple(pts), tuple(tricks),
+                                         tuple(int(x) for x in decl),
+                                         tuple(int(x) for x in bela)))
+        dealer = (dealer + 1) % 4
+        j += 1
+    return game.winner, j
+
+
+@pytest.mark.parametrize("name", ["bazar", "bazar-blot"])
+def test_matches_against_a_plain_referee(fitted, name):
+    model, _f, table = fitted[name]
+    a, b = PolicyBidder(load_policy("careful")), PolicyBidder(load_policy("bold"))
+    wins, rows = play_pairs(model, table, a, b, 5, 0, 12, table.ruleset.scoring.target)
+    for m in range(12):
+        w1, n1 = naive_match(model, table, [a, b, a, b], 5, m, table.ruleset.scoring.target)
+        w2, n2 = naive_match(model, table, [b, a, b, a], 5, m, table.ruleset.scoring.target)
+        assert (wins[m, 0], wins[m, 1]) == (int(w1 == 0), int(w2 == 1))
+        got = rows[rows[:, 0] == m]
+        assert (got[:, 1] == 0).sum() == n1 and (got[:, 1] == 1).sum() == n2
+
+
+def test_policy_against_itself_is_even_and_swapping_mirrors(fitted):
+    model, _f, table = fitted["bazar"]
+    careful, bold = PolicyBidder(load_policy("careful")), PolicyBidder(load_policy("bold"))
+    wins, rows = play_pairs(model, table, careful, careful, 9, 0, 40, 301)
+    s = summarize(wins, rows, 301)
+    assert s["ci95"][0] <= 0.5 <= s["ci95"][1] and s["a_win"] == 0.5
+    ab, _r = play_pairs(model, table, careful, bold, 9, 0, 40, 301)
+    ba, _r = play_pairs(model, table, bold, careful, 9, 0, 40, 301)
+    # A at N-S in pair m is B at E-W in the swapped play-off's pair m
+    assert np.array_equal(ab, 1 - ba[:, ::-1])
+
+
+def test_run_is_reproducible_whatever_the_chunks_and_processes(fitted, solved, tmp_path):
+    _m, file, _t = fitted["bazar"]
+    spec = PlayoffSpec(str(solved["bazar"]), str(file), load_policy("careful"),
+                       load_policy("bold"), 3, 301, "dd", 60)
+    run_playoff(spec, tmp_path / "a", chunk=7, processes=1)
+    run_playoff(spec, tmp_path / "b", chunk=25, processes=2)
+    wa, ra = read_playoff(tmp_path / "a")
+    wb, rb = read_playoff(tmp_path / "b")
+    assert np.array_equal(wa, wb) and np.array_equal(ra, rb)
+    # a larger run extends the directory; a smaller one reads its first pairs
+    run_playoff(PlayoffSpec(**{**spec.__dict__, "pairs": 80}), tmp_path / "a", chunk=7,
+                processes=1)
+    w80, _r = read_playoff(tmp_path / "a", 80)
+    assert np.array_equal(w80[:60], wa)
+    with pytest.raises(BazarsimError, match="holds another play-off"):
+        run_playoff(PlayoffSpec(**{**spec.__dict__, "seed": 4}), tmp_path / "a")
+
+
+def test_killed_match_run_resumes_to_the_same_rows(fitted, solved, tmp_path):
+    _m, file, _t = fitted["bazar"]
+    args = ["match", "careful", "bold", "-m", "60", "--chunk", "10", "--dataset",
+            str(solved["bazar"]), "--model", str(file), "-q", "--out", str(tmp_path / "k")]
+    env = dict(os.environ, **{KILL_AFTER_PARTS: "2"})
+    proc = subprocess.run([sys.executable, "-m", "bazarsim", *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True)
+    assert proc.returncode == -signal.SIGKILL
+    assert 2 <= len(existing_parts(tmp_path / "k")) < 6
+    done = subprocess.run([sys.executable, "-m", "bazarsim", *args, "-f", "json"], cwd=ROOT,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    spec = PlayoffSpec(str(solved["bazar"]), str(file), load_policy("careful"),
+                       load_policy("bold"), 7, 301, "dd", 60)
+    run_playoff(spec, tmp_path / "clean", chunk=60, processes=1)
+    wk, rk = read_playoff(tmp_path / "k")
+    wc, rc = read_playoff(tmp_path / "clean")
+    assert np.array_equal(wk, wc) and np.array_equal(rk, rc)
+    assert json.loads(done.stdout)["a_win"] == wc.mean()
+
+
+# --------------------------------------------------------------------------- equity
+
+
+def _random_deal_score(rng, rs, made, capot_side, contra, capot_bid):
+    c = Contract(rs.auction.min_level if rs.scoring.scheme in ("bazar", "bazar-blot") else 0,
+                 1, rng.randrange(4), contra, capot_bid)
+    return DealScore(c, made, 0, 0, 0, (rng.randrange(0, 300), rng.randrange(0, 300)),
+                     capot_side)
+
+
+@pytest.mark.parametrize("name", list(RULESETS))
+def test_end_rule_kernel_matches_the_referee(name):
+    rs = get_ruleset(name)
+    rules = end_rules(rs)
+    rng = random.Random(11)
+    for _ in range(3000):
+        target = rs.scoring.target
+        before = [rng.randrange(0, target + 50), rng.randrange(0, target + 50)]
+        made = rng.random() < 0.6
+        capot_side = rng.choice([-1, -1, 0, 1])
+        deal = _random_deal_score(rng, rs, made, capot_side, rng.randrange(3) if
+                                  rs.auction.contra else 0, rng.random() < 0.2)
+        eight = rng.choice([None, None, None, 0, 1])
+        game = Match(rs, target, totals=list(before))
+        w = game.record(deal, eight)
+        a, b = before[0] + deal.scores[0], before[1] + deal.scores[1]
+        flags = (F_MADE * deal.made | F_CAPOT * deal.capot | F_REVERSE * deal.reverse_capot
+                 | F_CAPOT_CONTRA * bool(deal.contract.capot and deal.contract.contra))
+        got = winner_after(a, b, deal.contract.side, flags, -1 if eight is None else eight,
+                           target, rules)
+        assert got == (-1 if w is None else w)
+
+
+def memo_equity(outcomes, target, rules, top):
+    """``E(0, 0, t)`` by plain recursion with a memo over score pairs (scores past
+    ``top`` held there, as the kernel does)."""
+
+    @functools.cache
+    def pair(a, b):
+        cq = []
+        for t in (0, 1):
+            c = q = 0.0
+            for da, db, decl, flags, eight, p in outcomes[t]:
+                na, nb = a + da, b + db
+                if decl >= 0:
+                    w = winner_after(na, nb, decl, flags, eight, target, rules)
+                    if w == 0:
+                        c += p
+                        continue
+                    if w == 1:
+                        continue
+                na, nb = min(na, top), min(nb, top)
+                if (na, nb) == (a, b):
+                    q += p
+                else:
+                    c += p * pair(na, nb)[1 - t]
+            cq.append((c, q))
+        (c0, q0), (c1, q1) = cq
+        e0 = (c0 + q0 * c1) / (1 - q0 * q1)
+        return e0, c1 + q1 * e0
+
+    return pair(0, 0)
+
+
+def test_equity_kernel_against_plain_recursion():
+    rng = random.Random(2)
+    rs = get_ruleset("bazar-blot")
+    rules = end_rules(rs)
+    target = 41
+    outcomes = []
+    for _t in range(2):
+        rows = [(0, 0, -1, 0, -1, 0.05)]  # passed out
+        for _ in range(12):
+            decl = rng.randrange(2)
+            flags = F_MADE if rng.random() < 0.7 else 0
+            if rng.random() < 0.1:
+                flags |= F_REVERSE
+            rows.append((rng.randrange(0, 25), rng.randrange(0, 25), decl, flags,
+                         -1, 0.0))
+        w = [rng.random() for _ in rows[1:]]
+        rows = [rows[0]] + [(*r[:5], 0.95 * x / sum(w)) for r, x in zip(rows[1:], w,
+                                                                          strict=True)]
+        outcomes.append(rows)
+    pad = 24
+    size = target + pad + 1
+    m = max(len(o) for o in outcomes)
+    arr = np.zeros((5, 2, m), np.int64)
+    arr[2:5] = -1
+    prob = np.zeros((2, m))
+    for t, rows in enumerate(outcomes):
+        for k, r in enumerate(rows):
+            arr[:, t, k] = r[:5]
+            prob[t, k] = r[5]
+    eq = equity_kernel(arr[0], arr[1], arr[2], arr[3], arr[4], prob, target, rules, size)
+    sys.setrecursionlimit(100_000)
+    e0, e1 = memo_equity(outcomes, target, rules, size - 1)
+    assert eq[0, 0, 0] == pytest.approx(e0, abs=1e-12)
+    assert eq[0, 0, 1] == pytest.approx(e1, abs=1e-12)
+
+
+def test_dp_agrees_with_the_simulated_matches(fitted):
+    """Sample of the gate (10,000 pairs within 0.5 pp): 300 pairs, within 3 standard
+    errors of the simulated share."""
+    model, _f, table = fitted["bazar"]
+    careful = PolicyBidder(load_policy("careful"))
+    bold = PolicyBidder(load_policy("bold"))
+    wins, rows = play_pairs(model, table, careful, bold, 4, 0, 300, 301)
+    res = match_equity(rows, table.ruleset, 301)
+    check = simulated_vs_dp(res, wins)
+    assert abs(check["difference"]) < 3 * check["simulated_se"]
+    eq = res["eq"]
+    assert ((eq >= 0) & (eq <= 1)).all()
+    assert len(OUTCOME_FIELDS) == rows.shape[1]
