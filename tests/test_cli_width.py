@@ -90,6 +90,13 @@ def table_commands(d: str) -> dict[str, tuple[list[str], list[str]]]:
         "play contract": (["play", DEAL, "-c", "9H", "--declarer", "N", "-w", "3",
                            "--objective", "contract", "--players", "pimc,random,dd,pimc"],
                           ["made", "pimc,random,dd,pimc"]),
+        "fit": (["fit", d, "--out", str(Path(d) / "model.json")], ["Brier", "skill"]),
+        "policy": (["policy"], ["careful", "bold", "recontra"]),
+        "match": (["match", "careful", "bold", "-m", "20", "--dataset", d, "-q", "--out",
+                   str(Path(d) / "match")], ["interval", "variance", "careful"]),
+        "equity": (["equity", "--from", "careful", "--against", "bold", "-m", "20",
+                    "--dataset", d, "-q", "--out", str(Path(d) / "match")],
+                   ["simulated", "break-even"]),
     }
 
 

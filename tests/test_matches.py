@@ -269,7 +269,8 @@ def _views(model, table, i, r, scores=(0, 0), target=301):
     out = []
     for s in range(4):
         make, opp = seat_rates(model, table, i, r, s)
-        out.append(SeatView(s, make, opp, scores[s % 2], scores[1 - s % 2], target))
+        out.append(SeatView(s, make, opp, scores[s % 2], scores[1 - s % 2], target,
+                            table.kinds))
     return out
 
 

@@ -393,3 +393,42 @@ def test_study_and_analyze_pages_with_data_csvs(dd_dataset, tmp_path):
     assert bad.exit_code == 2 and "give --html FILE too" in bad.output
     bad = run("analyze", "AJ9.K7.Q.T8", "--seat", "S", "--dealer", "E", "-n", "10", "--data")
     assert bad.exit_code == 2 and "give --html FILE too" in bad.output
+
+
+def test_playoff_page(dd_dataset, browser, tmp_path):
+    """The play-off page (issue 56, point 7): clean in Chromium, two heat maps drawn, and
+    its tables equal to what `bazarsim match -f json` and `equity -f json` say."""
+    run_dir = tmp_path / "po"
+    args = ["careful", "bold", "-m", "40", "--dataset", str(dd_dataset), "--out", str(run_dir),
+            "-q"]
+    r = run("match", *args, "-f", "json")
+    assert r.exit_code == 0, r.output
+    summary = json.loads(r.stdout)
+    out = tmp_path / "po.html"
+    r = run("report", str(run_dir), "--out", str(out), "--data")
+    assert r.exit_code == 0, r.output
+    assert "2 figures" in r.stderr
+    html = out.read_text()
+    self_contained(html, 2)
+    info = browser.check(out, pdf=True)
+    assert_clean(info, 2)
+    assert info["scripts"] == 0 and info["pdf_a4"]
+    tables = page_tables(info)
+    assert set(tables) == {"result", "contracts", "bands", "equity", "threshold-map"}
+    check_table(tables["bands"], summary["bands"], labels_of(html, "bands"))
+    result = {"a_win": summary["a_win"], "ci_low": summary["ci95"][0],
+              "ci_high": summary["ci95"][1], "se_paired": summary["se_paired"],
+              "se_unpaired": summary["se_unpaired"],
+              "variance_reduction": summary["variance_reduction"],
+              "a_points_per_deal": summary["a_points_per_deal"],
+              "deals_per_match": summary["deals_per_match"]}
+    check_table(tables["result"], [result], labels_of(html, "result"))
+    eq = json.loads(run("equity", "--from", "careful", "--against", "bold", *args[2:],
+                        "--step", "20", "-f", "json").stdout)
+    rows = [{"a": g, **{str(h): v for h, v in zip(eq["grid"], row, strict=True)}}
+            for g, row in zip(eq["grid"], eq["equity"], strict=True)]
+    check_eq = tables["equity"]
+    assert len(check_eq["rows"]) == len(rows)
+    for row, rec in zip(check_eq["rows"], rows, strict=True):
+        for key, (v, _shown) in zip(check_eq["keys"], row, strict=True):
+            assert float(v) == pytest.approx(rec[key], abs=1e-4)

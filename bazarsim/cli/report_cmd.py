@@ -91,10 +91,20 @@ def report_command(
     """One self-contained HTML page of a dataset for a coach: what was run, the frequency
     table against the exact odds and, with DD columns, make-rate curves, a heat map of
     P(make), expected scores by hand class and the declaring side's points; every figure's
-    numbers are in a table on the page (and in CSV with --data)."""
+    numbers are in a table on the page (and in CSV with --data).
+
+    Given the run directory of `bazarsim match` (or `equity`), the play-off's page: A's
+    win chance with its interval, contracts, results by score band, the match-equity
+    heat map and the break-even threshold map by score."""
+    from bazarsim.matches.run import is_playoff_run
     from bazarsim.report.pages import dataset_page
 
     check_html(out)
+    if is_playoff_run(directory):
+        from bazarsim.report.matches import playoff_page
+
+        write_html(playoff_page(directory, title), out, data)
+        return
     if min_n < 1:
         raise BazarsimError(f"--min-n {min_n}: must be >= 1")
     page = dataset_page(directory, by=by, kinds=split_list(kind), levels=parse_levels(levels),

@@ -37,6 +37,7 @@ class SeatView:
     own: int = 0  # my side's match score
     other: int = 0
     target: int = 301
+    kinds: tuple[int, ...] | None = None  # kinds the deal source has results for (None: all)
 
 
 class PolicyBidder:
@@ -73,7 +74,8 @@ class PolicyBidder:
             return Call(PASS)  # partner's (or my) bid stands; no bids after a contra
         partner = {c.kind for s, c in auction.history if s == (seat + 2) % 4 and c.type == BID}
         best = None
-        for kind in rs.kinds:
+        kinds = view.kinds or rs.kinds
+        for kind in kinds:
             if last is None:
                 need = p.open_make
             elif kind in partner:
@@ -87,7 +89,7 @@ class PolicyBidder:
         if best is not None:
             return best[1]
         if legal(Call(PASS)) is not None:  # the dealer must name a game: the likeliest
-            forced = [self._lowest(auction, k) for k in rs.kinds]
+            forced = [self._lowest(auction, k) for k in kinds]
             options = [(view.make[c.kind, bid_index(rs, c.level, False)], c)
                        for c in forced if c is not None]
             return max(options, key=lambda t: t[0])[1]

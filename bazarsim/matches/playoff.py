@@ -100,7 +100,7 @@ def play_match(model: HandModel, table: DealTable, bidders, seed: int, match: in
             for s in range(4):
                 make, opp = seat_rates(model, table, i, r, s)
                 views.append(SeatView(s, make, opp, game.totals[s % 2],
-                                      game.totals[1 - s % 2], target))
+                                      game.totals[1 - s % 2], target, table.kinds))
             auction = run_auction(bidders, views, dealer, rs)
             contract = auction.contract
         if contract is None:

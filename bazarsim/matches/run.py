@@ -218,3 +218,21 @@ def read_playoff(out: str | Path, pairs: int | None = None) -> tuple[np.ndarray,
                           columns=list(OUTCOME_FIELDS))
     rows = np.stack([table.column(f).to_numpy() for f in OUTCOME_FIELDS], 1).astype(np.int64)
     return np.concatenate(wins), rows[rows[:, 0] < pairs]
+
+
+def is_playoff_run(out: str | Path) -> bool:
+    return (Path(out) / SPEC_FILE).exists()
+
+
+def load_spec(out: str | Path) -> PlayoffSpec:
+    """The spec a run directory was played with (its pairs: those on disk)."""
+    out = Path(out)
+    try:
+        d = json.loads((out / SPEC_FILE).read_text())
+    except (OSError, ValueError) as exc:
+        raise BazarsimError(f"{out} is not a play-off run directory ({SPEC_FILE}: {exc})",
+                            str(out)) from None
+    pairs = max((e for _s, e in existing_parts(out)), default=0)
+    return PlayoffSpec(d["dataset"], d["model"], policy_from_dict(d["a"]),
+                       policy_from_dict(d["b"]), d["seed"], d["target"], d["play"], pairs,
+                       tuple(d.get("scoring", ())))

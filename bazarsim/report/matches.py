@@ -85,3 +85,102 @@ def grid_blocks(grid: list[int], values: np.ndarray, width: int, corner: str,
             rows.append(rec)
         blocks.append(rows)
     return blocks
+
+
+def page_step(target: int) -> int:
+    """Score bin of the page's heat maps: about 15 bins to the target, in tens."""
+    return max(10, round(target / 15 / 10) * 10)
+
+
+def playoff_page(out: str, title: str | None = None):
+    """The coach's page of a play-off run: A's win chance with its interval, contracts,
+    results by score band, the DP against the matches, the equity heat map and the
+    break-even threshold map."""
+    from bazarsim.engine.simulation import ruleset_from_params
+    from bazarsim.matches.equity import equity_grid, match_equity, simulated_vs_dp, thresholds
+    from bazarsim.matches.playoff import summarize
+    from bazarsim.matches.run import load_spec, read_playoff, scoring_ruleset
+    from bazarsim.report import figures
+    from bazarsim.report.html import Column, Page, count, num, pct, text
+    from bazarsim.store.parts import read_manifest
+
+    spec = load_spec(out)
+    wins, rows = read_playoff(out, spec.pairs)
+    s = summarize(wins, rows, spec.target)
+    rs = scoring_ruleset(ruleset_from_params(read_manifest(spec.dataset)), spec.scoring)
+    result = match_equity(rows, rs, spec.target)
+    check = simulated_vs_dp(result, wins)
+    step = page_step(spec.target)
+    grid, eq = equity_grid(result, step)
+    th = thresholds(result, step)
+    tmean = th["thresholds"].mean(axis=0)
+    a, b = spec.a.name, spec.b.name
+    page = Page(title or f"{a} against {b}: matches to {spec.target}",
+                lead=f"Duplicate match play-off of two bidding policies in {rs.name}: every "
+                "deal sequence played twice with the teams swapped. Who wins more matches, "
+                "and what each score is worth.")
+    page.section("run", "What was played")
+    page.meta([("policy A", f"{a}: {spec.a.description}"),
+               ("policy B", f"{b}: {spec.b.description}"),
+               ("matches", f"{s['matches']:,} ({s['pairs']:,} pairs), to {spec.target}"),
+               ("deals from", f"{spec.dataset} ({spec.play.upper()} results)"),
+               ("seed", str(spec.seed)), ("run directory", str(out))])
+    lo, hi = s["ci95"]
+    page.section("result", "Result")
+    page.paragraph(f"{a} wins {100 * s['a_win']:.1f} % of the matches (95 % interval "
+                   f"{100 * lo:.1f}-{100 * hi:.1f} %, paired standard error "
+                   f"{100 * s['se_paired']:.2f} pp; counted as unpaired matches it would be "
+                   f"{100 * s['se_unpaired']:.2f} pp: the pairing divides the variance by "
+                   f"{s['variance_reduction']:.2f}).")
+    summary = [{"a_win": s["a_win"], "ci_low": lo, "ci_high": hi, "se_paired": s["se_paired"],
+                "se_unpaired": s["se_unpaired"], "variance_reduction": s["variance_reduction"],
+                "a_points_per_deal": s["a_points_per_deal"],
+                "deals_per_match": s["deals_per_match"]}]
+    page.table("result", "Match result", [
+        Column("a_win", f"{a} wins %", pct(2)), Column("ci_low", "95% low %", pct(2)),
+        Column("ci_high", "95% high %", pct(2)), Column("se_paired", "paired SE %", pct(2)),
+        Column("se_unpaired", "unpaired SE %", pct(2)),
+        Column("variance_reduction", "variance reduction", num(2)),
+        Column("a_points_per_deal", f"{a} pts/deal", num(1, sign=True)),
+        Column("deals_per_match", "deals/match", num(2))], summary)
+    c = s["contracts"]
+    page.table("contracts", "Contracts", [
+        Column("team", "team", text, True), Column("declares", "declares %", pct(1)),
+        Column("made", "made %", pct(1)), Column("contra", "contra'd %", pct(1))],
+        [{"team": name, "declares": c[f"{k}_declares"], "made": c[f"{k}_made"],
+          "contra": c[f"{k}_contra"]} for k, name in (("a", a), ("b", b))])
+    page.section("bands", "By score")
+    page.table("bands", "Deals by A's lead at the deal", [
+        Column("band", "score at the deal", text, True), Column("deals", "deals", count),
+        Column("a_points_per_deal", f"{a} pts/deal", num(1, sign=True)),
+        Column("a_declares", f"{a} declares %", pct(1)),
+        Column("b_declares", f"{b} declares %", pct(1)),
+        Column("a_made", f"{a} made %", pct(1))], s["bands"])
+    page.section("equity", "Match equity")
+    page.paragraph(f"P({a} wins) from every score by dynamic programming over the "
+                   f"{len(rows):,} deal outcomes of these matches (who deals next included). "
+                   f"From 0:0 it gives {100 * check['dp']:.2f} % against "
+                   f"{100 * check['simulated']:.2f} ± {100 * check['simulated_se']:.2f} % "
+                   "simulated; it assumes outcomes that do not depend on the score, so a "
+                   "score-dependent policy shows here as a difference.")
+    labels = [str(g) for g in grid]
+    page.figure("equity", figures.heatmap(
+        "equity", f"P({a} wins), %", f"{b}'s score", f"{a}'s score", labels, labels,
+        eq.tolist(), label="P(A wins), %"),
+        f"Rows: {a}'s score; columns: {b}'s (bins of {step}); mean over who deals next.")
+    page.table("equity", "Match equity (P(A wins))", [Column("a", f"{a}'s score", count)]
+               + [Column(str(g), str(g), pct(1)) for g in grid],
+               [{"a": g, **{str(h): float(eq[i, j]) for j, h in enumerate(grid)}}
+                for i, g in enumerate(grid)])
+    page.section("thresholds", "Thresholds by score")
+    page.figure("thresholds", figures.heatmap(
+        "thresholds", f"break-even P(make) for {a} to bid, %", f"{b}'s score",
+        f"{a}'s score", labels, labels, tmean.tolist(), label="break-even P(make), %"),
+        "The P(make) above which bidding raises A's match equity, given the outcomes of "
+        "A's made and failed contracts and of the deals A left to B (blank: not enough "
+        "deals of a kind).")
+    page.table("threshold-map", "Break-even P(make)", [Column("a", f"{a}'s score", count)]
+               + [Column(str(g), str(g), pct(1)) for g in grid],
+               [{"a": g, **{str(h): (None if np.isnan(tmean[i, j]) else float(tmean[i, j]))
+                            for j, h in enumerate(grid)}} for i, g in enumerate(grid)])
+    return page
