@@ -44,6 +44,7 @@ FREQ_100M = ("out of core", "table freq, 100,000,000 rows")
 BIDS_10M = ("out of core", "table bids, 10,000,000 rows")
 
 PLAY = "hidden-card play vs colver"
+MATCH = "match play-offs (bidding policies)"
 
 FIGURES: dict[str, Figure] = {
     # simulate --dd, six kinds, 2 threads, end to end to Parquet
@@ -73,6 +74,14 @@ FIGURES: dict[str, Figure] = {
     "pimc-trick4-ms": Figure(PLAY, "bazarsim PIMC search, trick 4", lambda v: f"{v:.1f}"),
     "pimc-colver-playout-x": Figure(PLAY, "bazarsim (1 thread) / colver per play-out",
                                     lambda v: f"{v:.0f}"),
+    # duplicate match play-offs to 301 (benchmarks/bench_match.py)
+    "match-10k-s": Figure(MATCH, "10,000 pairs to 301, 2 processes", lambda v: f"{v:.0f}"),
+    "match-per-s": Figure(MATCH, "matches a second, 1 process", lambda v: f"{v:.0f}"),
+    "match-hw-paired": Figure(MATCH, "95 % half-width, paired (10,000 pairs)",
+                              lambda v: f"{v:.2f}"),
+    "match-hw-unpaired": Figure(MATCH, "95 % half-width, unpaired (20,000 matches)",
+                                lambda v: f"{v:.2f}"),
+    "match-vr": Figure(MATCH, "variance reduction of the pairing", lambda v: f"{v:.1f}"),
     "colver-speedup-deal": Figure("solver vs colver", "speed-up, the deal's value (total time)",
                                   lambda v: f"{v:.0f}"),
     "colver-speedup-leads": Figure("solver vs colver",
@@ -89,6 +98,7 @@ DATES = {
     "date:out-of-core": FREQ_100M,
     "date:report": ("report", "bazarsim report, 1,000,000 DD deals"),
     "date:play": (PLAY, "bazarsim PIMC search, trick 1"),
+    "date:match": (MATCH, "matches a second, 1 process"),
 }
 
 

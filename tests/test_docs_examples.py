@@ -36,6 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 MAX_DEALS = 300  # the one setting that scales every example down
 MAX_WORKERS = 2
+MAX_PAIRS = 20  # match pairs of `match` and `equity` examples
 # Input files the examples name, as a reader would have them.
 INPUT_FILES = {
     "positions.txt": "N:J97.T8..QT8 AKQ..AQT8.A .AKQ.KJ97.K T8.J97..J97 H E\n"
@@ -102,6 +103,8 @@ def scaled(args: list[str]) -> list[str]:
     for i, a in enumerate(out[:-1]):
         if a in ("-n", "--deals") and int(out[i + 1]) > MAX_DEALS:
             out[i + 1] = str(MAX_DEALS)
+        if a in ("-m", "--matches") and int(out[i + 1]) > MAX_PAIRS:
+            out[i + 1] = str(MAX_PAIRS)
         if a == "--workers" and int(out[i + 1]) > MAX_WORKERS:
             out[i + 1] = str(MAX_WORKERS)
     return out

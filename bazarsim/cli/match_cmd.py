@@ -177,7 +177,7 @@ def setup_playoff(a: str, b: str, dataset: Path | None, model: Path | None, play
     rs = scoring_ruleset(rs, scoring)
     target = target or rs.scoring.target
     Match(rs, target)  # a target the ruleset allows
-    stem = f"{pa.name}-{pb.name}-{rs.name}-{target}-{seed}"
+    stem = f"{pa.name}-{pb.name}-{Path(dataset).name}-{target}-{seed}"
     out = out or Path("runs") / f"match-{stem}"
     out.mkdir(parents=True, exist_ok=True)
     if model is None:
@@ -218,7 +218,7 @@ def match_command(
     model: ModelOpt = None,
     out: Annotated[Path | None, typer.Option(
         "--out", help="Run directory (resumed if it holds this play-off); default "
-        "runs/match-A-B-RULESET-TARGET-SEED.")] = None,
+        "runs/match-A-B-DATASET-TARGET-SEED.")] = None,
     chunk: Annotated[int, typer.Option("--chunk", min=1, help="Pairs a task plays.")] =
     DEFAULT_CHUNK,
     workers: WorkersOpt = None,
@@ -326,7 +326,7 @@ def equity_command(
                   {"P(A wins) from 0:0": "difference (pp)",
                    "value %": f"{100 * check['difference']:+.2f}"}], fmt,
                  title="the DP against the matches it was built from")
-    width = term_width()
+    width = term_width() if fmt == Format.table else 10**9  # md, csv: one table each
     for i, block in enumerate(grid_blocks(grid, eq, width, "A \\ B")):
         emit_records(block, fmt, boxed=False, title=(
             f"P(A wins) %, A's score down, B's across (step {step}; mean over who deals "
