@@ -13,6 +13,8 @@ The package is laid out by stage, in the order data flows through it:
 * ``store``: the Parquet dataset on disk;
 * ``engine``: a simulation's index ranges computed and run (locally);
 * ``analysis``: statistics and tables aggregated from datasets;
+* ``matches``: bidding policies, the hand model they bid with, duplicate match
+  play-offs and match equity;
 * ``report``: records rendered for people;
 * ``cli``: the ``bazarsim`` command.
 
@@ -83,6 +85,17 @@ _LAZY = {
     "analyze": "bazarsim.analysis.hand",
     "threshold_study": "bazarsim.analysis.threshold",
     "convention_study": "bazarsim.analysis.convention",
+    "fit_model": "bazarsim.matches.model",
+    "HandModel": "bazarsim.matches.model",
+    "load_policy": "bazarsim.matches.policy",
+    "parse_policy": "bazarsim.matches.policy",
+    "Policy": "bazarsim.matches.policy",
+    "PolicyBidder": "bazarsim.matches.bidding",
+    "PlayoffSpec": "bazarsim.matches.run",
+    "run_playoff": "bazarsim.matches.run",
+    "read_playoff": "bazarsim.matches.run",
+    "playoff_summary": "bazarsim.matches.playoff",
+    "match_equity": "bazarsim.matches.equity",
 }
 
 

@@ -24,7 +24,7 @@ from bazarsim.matches.bidding import PolicyBidder
 from bazarsim.matches.deals import load_deals
 from bazarsim.matches.equity import match_equity, simulated_vs_dp
 from bazarsim.matches.model import fit_model
-from bazarsim.matches.playoff import play_pairs, summarize
+from bazarsim.matches.playoff import play_pairs, playoff_summary
 from bazarsim.matches.policy import load_policy
 from bazarsim.matches.run import PlayoffSpec, read_playoff, run_playoff
 from bazarsim.rules.rulesets import get_ruleset
@@ -74,7 +74,7 @@ def collect(quick: bool) -> list[dict]:
         out.append(row(GROUP, f"{pairs:,} pairs to 301, {cores} processes", wall, "s",
                        f"one run (goal: under 600 s for 10,000 pairs); "
                        f"{2 * pairs / wall:,.0f} matches/s; careful against bold"))
-        s = summarize(wins, rows, 301)
+        s = playoff_summary(wins, rows, 301)
         out.append(row(GROUP, f"95 % half-width, paired ({pairs:,} pairs)",
                        100 * s["half_width_paired"], "pp",
                        f"one run; careful wins {100 * s['a_win']:.2f} %"))

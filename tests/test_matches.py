@@ -22,7 +22,7 @@ from bazarsim.dd.solver import solve
 from bazarsim.engine.faults import KILL_AFTER_PARTS
 from bazarsim.engine.run import run_simulation
 from bazarsim.engine.simulation import Simulation
-from bazarsim.matches.bidding import IllegalCall, PolicyBidder, SeatView, run_auction
+from bazarsim.matches.bidding import IllegalCall, PolicyBidder, SeatView, policy_auction
 from bazarsim.matches.deals import load_deals, match_deals, seat_rates
 from bazarsim.matches.equity import (
     end_rules,
@@ -54,7 +54,7 @@ from bazarsim.matches.playoff import (
     OUTCOME_FIELDS,
     _outcome,
     play_pairs,
-    summarize,
+    playoff_summary,
 )
 from bazarsim.matches.policy import KEYS, PolicyError, load_policy, parse_policy
 from bazarsim.matches.run import PlayoffSpec, read_playoff, run_playoff
@@ -277,7 +277,7 @@ def _views(model, table, i, r, scores=(0, 0), target=301):
 @pytest.mark.parametrize("name", list(RULESETS))
 def test_policy_auctions_are_legal_and_end(fitted, name):
     """Every deal, every dealer, both policies and a mix: the referee accepts every call
-    (run_auction raises otherwise) and the auction ends in a contract or a redeal."""
+    (policy_auction raises otherwise) and the auction ends in a contract or a redeal."""
     model, _f, table = fitted[name]
     bidders = [PolicyBidder(load_policy("careful")), PolicyBidder(load_policy("bold"))]
     contracts = redeals = 0
@@ -285,7 +285,7 @@ def test_policy_auctions_are_legal_and_end(fitted, name):
         for dealer in range(4):
             r = table.rotation(i, dealer)
             seats = [bidders[(s + i) % 2] for s in range(4)]
-            auction = run_auction(seats, _views(model, table, i, r), dealer, table.ruleset)
+            auction = policy_auction(seats, _views(model, table, i, r), dealer, table.ruleset)
             assert auction.finished
             contracts += auction.contract is not None
             redeals += auction.redeal
@@ -307,7 +307,7 @@ def test_illegal_call_is_reported_with_the_auction_so_far(fitted):
                                                            capot_make=1.01,
                                                            contra_fail=1.01))
     with pytest.raises(IllegalCall) as exc:
-        run_auction([passer, Stubborn(), passer, passer],
+        policy_auction([passer, Stubborn(), passer, passer],
                     _views(model, table, 0, table.rotation(0, 0)), 0, table.ruleset)
     assert str(exc.value) == ("policy stubborn at E called 8H after E:8H S:P W:P N:P "
                               "(dealer N): a bid must be at least 9 (one level above 8H)")
@@ -355,7 +355,7 @@ def naive_match(model, table, bidders, seed, match, target):
         i = int(seq[j])
         r = table.rotation(i, dealer)
         if not table.void[i]:
-            auction = run_auction(bidders, _views(model, table, i, r, tuple(game.totals),
+            auction = policy_auction(bidders, _views(model, table, i, r, tuple(game.totals),
                                                   target), dealer, rs)
             c = auction.contract
             if c is not None:
@@ -393,7 +393,7 @@ def test_policy_against_itself_is_even_and_swapping_mirrors(fitted):
     model, _f, table = fitted["bazar"]
     careful, bold = PolicyBidder(load_policy("careful")), PolicyBidder(load_policy("bold"))
     wins, rows = play_pairs(model, table, careful, careful, 9, 0, 40, 301)
-    s = summarize(wins, rows, 301)
+    s = playoff_summary(wins, rows, 301)
     assert s["ci95"][0] <= 0.5 <= s["ci95"][1] and s["a_win"] == 0.5
     ab, _r = play_pairs(model, table, careful, bold, 9, 0, 40, 301)
     ba, _r = play_pairs(model, table, bold, careful, 9, 0, 40, 301)
@@ -593,3 +593,22 @@ def test_dp_agrees_with_10000_simulated_match_pairs(tmp_path_factory):
     check = simulated_vs_dp(res, wins)
     assert check["matches"] == 20_000
     assert abs(check["difference"]) < 0.005, check
+
+
+def test_single_dummy_deal_results(tmp_path):
+    """--play sd: the model is fitted and the deals scored on the PIMC play-outs of
+    simulate --sd (their columns), not the DD ones."""
+    data = tmp_path / "sd"
+    run_simulation(Simulation(deals=80, seed=5, ruleset=get_ruleset("bazar"), kinds=(1,),
+                              columns="lean", dd=True, sd=3, chunk=40), data)
+    table_sd = load_deals(data, "sd")
+    table_dd = load_deals(data, "dd")
+    df = read_dataframe(data).sort_values("index")
+    assert np.array_equal(table_sd.ns[:, 1], df["H_sd_ns"].to_numpy())
+    assert np.array_equal(table_dd.ns[:, 1], df["H_dd_ns"].to_numpy())
+    model, cal = fit_model(data, play="sd")
+    assert model.source["play"] == "sd" and cal["forecasts"] > 0
+    a = PolicyBidder(load_policy("careful"))
+    wins, rows = play_pairs(model, table_sd, a, PolicyBidder(load_policy("bold")), 1, 0, 10,
+                            301)
+    assert len(rows) and set(rows[:, OUTCOME_FIELDS.index("kind")]) <= {-1, 1}

@@ -29,7 +29,7 @@ from bazarsim.engine.run import run_simulation
 from bazarsim.engine.simulation import Simulation, ruleset_from_params
 from bazarsim.matches.equity import equity_grid, match_equity, simulated_vs_dp, thresholds
 from bazarsim.matches.model import HandModel, fit_model
-from bazarsim.matches.playoff import summarize
+from bazarsim.matches.playoff import playoff_summary
 from bazarsim.matches.policy import builtin_policies, keys_help, load_policy
 from bazarsim.matches.run import (
     DEFAULT_CHUNK,
@@ -241,7 +241,7 @@ def match_command(
                               out, quiet or fmt != Format.table)
     wins, rows = _play(spec, out, chunk, _engine(workers, scheduler),
                        quiet or fmt != Format.table)
-    s = summarize(wins, rows, spec.target)
+    s = playoff_summary(wins, rows, spec.target)
     an, bn = spec.a.name, spec.b.name
     if an == bn:
         an, bn = f"{an} (A)", f"{bn} (B)"

@@ -132,7 +132,7 @@ class PolicyBidder:
         return (top + float(row[j]) / 2, call)
 
 
-def run_auction(bidders, views: list[SeatView], dealer: int, ruleset) -> Auction:
+def policy_auction(bidders, views: list[SeatView], dealer: int, ruleset) -> Auction:
     """The auction of one deal: seat ``s`` calls with ``bidders[s]`` and ``views[s]``."""
     auction = Auction(dealer=dealer, ruleset=ruleset)
     while not auction.finished:

@@ -29,7 +29,7 @@ import numpy as np
 
 from bazarsim.core.contracts import KIND_NAMES
 from bazarsim.core.errors import BazarsimError
-from bazarsim.matches.bidding import SeatView, run_auction
+from bazarsim.matches.bidding import SeatView, policy_auction
 from bazarsim.matches.deals import MAX_DEALS_BLOCK, DealTable, match_deals, seat_rates
 from bazarsim.matches.model import HandModel
 from bazarsim.rules.match import Match, eight_of_a_suit_side
@@ -101,7 +101,7 @@ def play_match(model: HandModel, table: DealTable, bidders, seed: int, match: in
                 make, opp = seat_rates(model, table, i, r, s)
                 views.append(SeatView(s, make, opp, game.totals[s % 2],
                                       game.totals[1 - s % 2], target, table.kinds))
-            auction = run_auction(bidders, views, dealer, rs)
+            auction = policy_auction(bidders, views, dealer, rs)
             contract = auction.contract
         if contract is None:
             rows.append((pair, a_side, j, a_deals, a_score, b_score, NONE, NONE, 0, 0, 0, 0, 0,
@@ -144,7 +144,7 @@ def play_pairs(model, table, a, b, seed: int, first: int, count: int, target: in
     return wins, np.asarray(rows, np.int64).reshape(-1, len(OUTCOME_FIELDS))
 
 
-def summarize(wins: np.ndarray, outcomes: np.ndarray, target: int,
+def playoff_summary(wins: np.ndarray, outcomes: np.ndarray, target: int,
               confidence_z: float = 1.959964) -> dict:
     """A's match-win chance with paired and unpaired errors, points per deal, match
     length and the results by score band."""

@@ -98,7 +98,7 @@ def playoff_page(out: str, title: str | None = None):
     break-even threshold map."""
     from bazarsim.engine.simulation import ruleset_from_params
     from bazarsim.matches.equity import equity_grid, match_equity, simulated_vs_dp, thresholds
-    from bazarsim.matches.playoff import summarize
+    from bazarsim.matches.playoff import playoff_summary
     from bazarsim.matches.run import load_spec, read_playoff, scoring_ruleset
     from bazarsim.report import figures
     from bazarsim.report.html import Column, Page, count, num, pct, text
@@ -106,7 +106,7 @@ def playoff_page(out: str, title: str | None = None):
 
     spec = load_spec(out)
     wins, rows = read_playoff(out, spec.pairs)
-    s = summarize(wins, rows, spec.target)
+    s = playoff_summary(wins, rows, spec.target)
     rs = scoring_ruleset(ruleset_from_params(read_manifest(spec.dataset)), spec.scoring)
     result = match_equity(rows, rs, spec.target)
     check = simulated_vs_dp(result, wins)
