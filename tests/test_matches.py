@@ -473,16 +473,17 @@ def test_end_rule_kernel_matches_the_referee(name):
         assert got == (-1 if w is None else w)
 
 
-def memo_equity(outcomes, target, rules, top):
+def memo_equity(outcomes, target, rules, top, regime=lambda a, b: 0):
     """``E(0, 0, t)`` by plain recursion with a memo over score pairs (scores past
-    ``top`` held there, as the kernel does)."""
+    ``top`` held there, as the kernel does); ``outcomes[r][t]``: rows ``(da, db, decl,
+    flags, eight, p)`` of regime ``r``, ``regime(a, b)`` the regime at a score."""
 
     @functools.cache
     def pair(a, b):
         cq = []
         for t in (0, 1):
             c = q = 0.0
-            for da, db, decl, flags, eight, p in outcomes[t]:
+            for da, db, decl, flags, eight, p in outcomes[regime(a, b)][t]:
                 na, nb = a + da, b + db
                 if decl >= 0:
                     w = winner_after(na, nb, decl, flags, eight, target, rules)
@@ -504,40 +505,63 @@ def memo_equity(outcomes, target, rules, top):
     return pair(0, 0)
 
 
-def test_equity_kernel_against_plain_recursion():
-    rng = random.Random(2)
-    rs = get_ruleset("bazar-blot")
-    rules = end_rules(rs)
-    target = 41
-    outcomes = []
+def _random_outcomes(rng, n):
+    out = []
     for _t in range(2):
         rows = [(0, 0, -1, 0, -1, 0.05)]  # passed out
-        for _ in range(12):
-            decl = rng.randrange(2)
+        for _ in range(n):
             flags = F_MADE if rng.random() < 0.7 else 0
             if rng.random() < 0.1:
                 flags |= F_REVERSE
-            rows.append((rng.randrange(0, 25), rng.randrange(0, 25), decl, flags,
+            rows.append((rng.randrange(0, 25), rng.randrange(0, 25), rng.randrange(2), flags,
                          -1, 0.0))
         w = [rng.random() for _ in rows[1:]]
-        rows = [rows[0]] + [(*r[:5], 0.95 * x / sum(w)) for r, x in zip(rows[1:], w,
-                                                                          strict=True)]
-        outcomes.append(rows)
-    pad = 24
+        out.append([rows[0]] + [(*r[:5], 0.95 * x / sum(w))
+                                for r, x in zip(rows[1:], w, strict=True)])
+    return out
+
+
+@pytest.mark.parametrize("regimes", [1, 2])
+def test_equity_kernel_against_plain_recursion(regimes):
+    """One outcome distribution, and two (one while A trails by 10 or more)."""
+    rng = random.Random(2)
+    rs = get_ruleset("bazar-blot")
+    rules = end_rules(rs)
+    target, pad = 41, 24
     size = target + pad + 1
-    m = max(len(o) for o in outcomes)
-    arr = np.zeros((5, 2, m), np.int64)
+    outcomes = [_random_outcomes(rng, 12) for _ in range(regimes)]
+
+    def regime(a, b):
+        return 1 if regimes == 2 and b - a >= 10 else 0
+
+    m = max(len(rows) for per_t in outcomes for rows in per_t)
+    arr = np.zeros((5, regimes, 2, m), np.int64)
     arr[2:5] = -1
-    prob = np.zeros((2, m))
-    for t, rows in enumerate(outcomes):
-        for k, r in enumerate(rows):
-            arr[:, t, k] = r[:5]
-            prob[t, k] = r[5]
-    eq = equity_kernel(arr[0], arr[1], arr[2], arr[3], arr[4], prob, target, rules, size)
+    prob = np.zeros((regimes, 2, m))
+    for r, per_t in enumerate(outcomes):
+        for t, rows in enumerate(per_t):
+            for k, row in enumerate(rows):
+                arr[:, r, t, k] = row[:5]
+                prob[r, t, k] = row[5]
+    grid = np.array([[regime(a, b) for b in range(size)] for a in range(size)], np.int64)
+    eq = equity_kernel(arr[0], arr[1], arr[2], arr[3], arr[4], prob, grid, target, rules,
+                       size)
     sys.setrecursionlimit(100_000)
-    e0, e1 = memo_equity(outcomes, target, rules, size - 1)
+    e0, e1 = memo_equity(outcomes, target, rules, size - 1, regime)
     assert eq[0, 0, 0] == pytest.approx(e0, abs=1e-12)
     assert eq[0, 0, 1] == pytest.approx(e1, abs=1e-12)
+
+
+def test_rule_index_matches_the_scalar_rule():
+    bold = load_policy("bold")
+    rule = bold.score[0]
+    rng = random.Random(4)
+    own = np.array([rng.randrange(0, 400) for _ in range(2000)])
+    other = np.array([rng.randrange(0, 400) for _ in range(2000)])
+    got = bold.rule_index(own, other, 301)
+    want = [0 if rule.applies(int(o), int(t), 301) else 1 for o, t in zip(own, other,
+                                                                         strict=True)]
+    assert got.tolist() == want and 0 < sum(want) < len(want)
 
 
 def test_dp_agrees_with_the_simulated_matches(fitted):
@@ -547,7 +571,8 @@ def test_dp_agrees_with_the_simulated_matches(fitted):
     careful = PolicyBidder(load_policy("careful"))
     bold = PolicyBidder(load_policy("bold"))
     wins, rows = play_pairs(model, table, careful, bold, 4, 0, 300, 301)
-    res = match_equity(rows, table.ruleset, 301)
+    res = match_equity(rows, table.ruleset, 301, (careful.policy, bold.policy))
+    assert res["regimes"] == 2
     check = simulated_vs_dp(res, wins)
     assert abs(check["difference"]) < 3 * check["simulated_se"]
     eq = res["eq"]
@@ -572,26 +597,23 @@ def test_dask_playoff_equals_the_local_run(fitted, solved, tmp_path):
 @pytest.mark.gate
 def test_dp_agrees_with_10000_simulated_match_pairs(tmp_path_factory):
     """Issue 56, point 6: the equity DP against 10,000 duplicate pairs (20,000 matches) to
-    301 of careful against bold without its score rule (the DP assumes outcomes that do
-    not depend on the score), on 20,000 solved bazar deals: within 0.5 pp.
+    301 of careful against bold (whose [[score]] rule makes it bolder when far behind:
+    the DP takes outcomes per rule in force), on 20,000 solved bazar deals: within 0.5 pp.
 
     Sample in make test: test_dp_agrees_with_the_simulated_matches"""
-    import dataclasses
-
     data = tmp_path_factory.mktemp("gate-dp")
     run_simulation(Simulation(deals=20_000, seed=13, ruleset=get_ruleset("bazar"), dd=True,
                               columns="lean"), data)
     model, _cal = fit_model(data)
     file = data / "model.json"
     model.save(file)
-    flat = dataclasses.replace(load_policy("bold"), name="bold-flat", score=())
-    spec = PlayoffSpec(str(data), str(file), load_policy("careful"), flat, 13, 301, "dd",
-                       10_000)
+    careful, bold = load_policy("careful"), load_policy("bold")
+    spec = PlayoffSpec(str(data), str(file), careful, bold, 13, 301, "dd", 10_000)
     run_playoff(spec, data / "po", chunk=250)
     wins, rows = read_playoff(data / "po")
-    res = match_equity(rows, get_ruleset("bazar"), 301)
+    res = match_equity(rows, get_ruleset("bazar"), 301, (careful, bold))
     check = simulated_vs_dp(res, wins)
-    assert check["matches"] == 20_000
+    assert check["matches"] == 20_000 and res["regimes"] == 2
     assert abs(check["difference"]) < 0.005, check
 
 

@@ -92,9 +92,11 @@ def _matches() -> None:
 
     hand_cells(np.array([255], np.uint32), np.uint32(255), 0, np.array([1]), np.array([30]),
                np.empty(1, np.int64))
-    z = np.zeros((2, 1), np.int64)
-    eq = equity_kernel(z + 5, z, z, z, z - 1, np.full((2, 1), 1.0), 10, 0, 16)
-    expected_kernel(eq, z[0] + 5, z[0], z[0], z[0], z[0] - 1, np.ones(1), 10, 0, 0, 0, 0)
+    z = np.zeros((1, 2, 1), np.int64)
+    eq = equity_kernel(z + 5, z, z, z, z - 1, np.full((1, 2, 1), 1.0),
+                       np.zeros((16, 16), np.int64), 10, 0, 16)
+    w = np.zeros(1, np.int64)
+    expected_kernel(eq, w + 5, w, w, w, w - 1, np.ones(1), 10, 0, 0, 0, 0)
 
 
 # family -> the first calls that compile it (under a minute for the solver's entry points,

@@ -285,9 +285,10 @@ def equity_command(
     fmt: FormatOpt = Format.table,
 ) -> None:
     """Match equity: P(win the match) from every score, by dynamic programming over the
-    deal outcomes of the --from policy's matches (who deals next included), checked
-    against those simulated matches; and the score-dependent thresholds that maximise
-    it (the break-even P(make) of a bid).
+    deal outcomes of the --from policy's matches (who deals next included; outcomes per
+    score rule in force, so score-dependent policies are modelled), checked against
+    those simulated matches; and the score-dependent thresholds that maximise it (the
+    break-even P(make) of a bid).
 
     Example: bazarsim equity --from careful -m 5000 --to 301
     """
@@ -296,7 +297,7 @@ def equity_command(
     wins, rows = _play(spec, out, DEFAULT_CHUNK, _engine(workers, scheduler),
                        quiet or fmt != Format.table)
     rs = scoring_ruleset(ruleset_from_params(read_manifest_or_none(spec.dataset)), spec.scoring)
-    result = match_equity(rows, rs, spec.target)
+    result = match_equity(rows, rs, spec.target, (spec.a, spec.b))
     check = simulated_vs_dp(result, wins)
     grid, eq = equity_grid(result, step)
     th = thresholds(result, threshold_step or 5 * step)

@@ -11,8 +11,11 @@ it in the tests). ``E(a, b, t)`` is the sum over outcomes of their probability t
 on, so the two ``t`` of one score are solved together (a 2x2 system). States are
 computed from the highest score sum down, every outcome adding points to someone.
 
-Approximations, each stated where it is printed: outcomes are independent of the
-score (exact for score-independent policies; the measured mix of scores otherwise);
+Regimes: a policy's ``[[score]]`` rules make its bidding depend on the score, so the
+outcome distribution is measured per regime (which rule each policy has in force; the
+state's regime picks the distribution). Approximations, each stated where it is
+printed: within a regime, outcomes are independent of the score (exact for threshold
+policies, whose calls change with the score only through the rule in force);
 scores past ``target + pad`` (``pad``: the largest single-deal gain seen, at most the
 target) are held at that bound (only states where the match went on past the target,
 after a tie or a failed contract, reach it; every end is judged on the true scores); belote-fr's
@@ -78,19 +81,21 @@ def winner_after(a, b, declarer, flags, eight, target, rules):
 
 
 @nb.njit(cache=True, inline="always")
-def _step(eq, da, db, decl, flags, eight, prob, target, rules, a, b, t, top):
-    """``(c, q)`` of state ``(a, b, t)``: what its outcomes are worth given ``eq`` of the
-    next states, and the probability that the score stays (the deal passes on)."""
+def _step(eq, da, db, decl, flags, eight, prob, target, rules, a, b, t, top, r):
+    """``(c, q)`` of state ``(a, b, t)`` under regime ``r``: what its outcomes are worth
+    given ``eq`` of the next states, and the probability that the score stays (the deal
+    passes on)."""
     c = 0.0
     q = 0.0
-    for k in range(da.shape[1]):
-        p = prob[t, k]
+    for k in range(da.shape[2]):
+        p = prob[r, t, k]
         if p == 0.0:
             continue
-        na = a + da[t, k]
-        nb_ = b + db[t, k]
-        if decl[t, k] >= 0:
-            w = winner_after(na, nb_, decl[t, k], flags[t, k], eight[t, k], target, rules)
+        na = a + da[r, t, k]
+        nb_ = b + db[r, t, k]
+        if decl[r, t, k] >= 0:
+            w = winner_after(na, nb_, decl[r, t, k], flags[r, t, k], eight[r, t, k], target,
+                             rules)
             if w == 0:
                 c += p
                 continue
@@ -108,16 +113,20 @@ def _step(eq, da, db, decl, flags, eight, prob, target, rules, a, b, t, top):
 
 
 @nb.njit(cache=True)
-def equity_kernel(da, db, decl, flags, eight, prob, target, rules, size):
-    """``E[a, b, t]`` for every score below ``size`` from outcome arrays per ``t``
-    (``da[t]`` .. ``prob[t]``, each ``[outcomes]``, padded with zero probability)."""
+def equity_kernel(da, db, decl, flags, eight, prob, regime, target, rules, size):
+    """``E[a, b, t]`` for every score below ``size`` from outcome arrays per regime and
+    ``t`` (``da[r, t]`` .. ``prob[r, t]``, each ``[outcomes]``, padded with zero
+    probability); ``regime[a, b]``: which distribution holds at that score."""
     eq = np.zeros((size, size, 2))
     top = size - 1
     for s in range(2 * top, -1, -1):
         for a in range(max(0, s - top), min(top, s) + 1):
             b = s - a
-            c0, q0 = _step(eq, da, db, decl, flags, eight, prob, target, rules, a, b, 0, top)
-            c1, q1 = _step(eq, da, db, decl, flags, eight, prob, target, rules, a, b, 1, top)
+            r = regime[a, b]
+            c0, q0 = _step(eq, da, db, decl, flags, eight, prob, target, rules, a, b, 0, top,
+                           r)
+            c1, q1 = _step(eq, da, db, decl, flags, eight, prob, target, rules, a, b, 1, top,
+                           r)
             den = 1.0 - q0 * q1
             if den <= 0.0:  # nothing but passed-out deals: never decided
                 eq[a, b, 0] = 0.5
@@ -178,20 +187,56 @@ def distribution(outcomes: np.ndarray, mask: np.ndarray | None = None):
     return arrays, prob, [int((keep & (_field(outcomes, "a_deals") == t)).sum()) for t in (0, 1)]
 
 
-def match_equity(outcomes: np.ndarray, rs: Ruleset, target: int) -> dict:
-    """The equity table from play-off outcomes, with its start value and thresholds."""
+def regime_map(policies, own, other, target: int) -> tuple[np.ndarray, int]:
+    """The regime at each score: which ``[[score]]`` rule each policy has in force (A's
+    rule index times B's rule count plus one, plus B's); and the number of regimes."""
+    if policies is None:
+        return np.zeros(np.shape(own), np.int64), 1
+    pa, pb = policies
+    nb_ = len(pb.score) + 1
+    return (pa.rule_index(own, other, target) * nb_ + pb.rule_index(other, own, target),
+            (len(pa.score) + 1) * nb_)
+
+
+def match_equity(outcomes: np.ndarray, rs: Ruleset, target: int, policies=None) -> dict:
+    """The equity table from play-off outcomes. With ``policies`` (A's and B's), deal
+    outcomes are taken from the deals played under the same score rules in force as the
+    state's (a regime with no deal of its own borrows every deal's), so policies that
+    change with the score are modelled; without, from every deal."""
     if len(outcomes) == 0:
         raise BazarsimError("no deal outcomes to build the equity table from")
-    arrays, prob, counts = distribution(outcomes)
+    pooled, _p, counts = distribution(outcomes)
     if min(counts) == 0:
         raise BazarsimError("the outcomes need deals dealt by both sides")
-    pad = min(int(max(arrays[0].max(), arrays[1].max(), 0)), target)
+    pad = min(int(max(pooled[0].max(), pooled[1].max(), 0)), target)
     size = target + pad + 1
     rules = end_rules(rs)
-    da, db, decl, flags, eight = (np.ascontiguousarray(x) for x in arrays)
-    eq = equity_kernel(da, db, decl, flags, eight, prob, target, rules, size)
+    row_regime, n_regimes = regime_map(policies, _field(outcomes, "a_score"),
+                                       _field(outcomes, "b_score"), target)
+    grid = np.arange(size)
+    regime, _n = regime_map(policies, grid[:, None], grid[None, :], target)
+    regime = np.ascontiguousarray(np.broadcast_to(regime, (size, size)), np.int64)
+    parts, regime_deals = [], []
+    for r in range(n_regimes):
+        mask = row_regime == r
+        arrays, prob, c = distribution(outcomes, mask)
+        if min(c) == 0:  # never played under these rules: every deal's outcomes
+            arrays, prob, c = distribution(outcomes)
+            c = [0, 0]
+        parts.append((arrays, prob))
+        regime_deals.append(sum(c))
+    width = max(p[1].shape[1] for p in parts)
+    arr = np.zeros((5, n_regimes, 2, width), np.int64)
+    arr[2:5] = NONE
+    prob = np.zeros((n_regimes, 2, width))
+    for r, (arrays, p) in enumerate(parts):
+        arr[:, r, :, : arrays.shape[2]] = arrays
+        prob[r, :, : p.shape[1]] = p
+    da, db, decl, flags, eight = (np.ascontiguousarray(x) for x in arr)
+    eq = equity_kernel(da, db, decl, flags, eight, prob, regime, target, rules, size)
     return {"eq": eq, "size": size, "pad": pad, "deals": counts, "target": target,
-            "rules": rules, "outcomes": outcomes, "ruleset": rs}
+            "rules": rules, "outcomes": outcomes, "ruleset": rs, "regimes": n_regimes,
+            "regime_deals": regime_deals}
 
 
 def start_equity(result: dict, first_dealer_a: np.ndarray) -> float:

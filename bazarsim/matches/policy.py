@@ -20,6 +20,8 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+
 from bazarsim.core.errors import BazarsimError
 
 POLICY_DIR = Path(__file__).parent / "policies"
@@ -93,6 +95,20 @@ class ScoreRule:
             return False
         return not self.near or target - max(own, other) <= self.near
 
+    def applies_array(self, own: np.ndarray, other: np.ndarray, target: int) -> np.ndarray:
+        """:meth:`applies` over arrays of scores."""
+        gap = own - other
+        ok = np.ones(np.shape(gap), bool)
+        if self.when == "behind":
+            ok &= gap <= -self.by
+        elif self.when == "ahead":
+            ok &= gap >= self.by
+        elif self.when == "level":
+            ok &= np.abs(gap) <= self.by
+        if self.near:
+            ok &= target - np.maximum(own, other) <= self.near
+        return ok
+
 
 @dataclass(frozen=True)
 class Policy:
@@ -119,6 +135,14 @@ class Policy:
     @property
     def score_dependent(self) -> bool:
         return any(r.shift for r in self.score)
+
+    def rule_index(self, own, other, target: int) -> np.ndarray:
+        """Which ``[[score]]`` rule is in force at each score (``len(score)``: none)."""
+        own, other = np.asarray(own), np.asarray(other)
+        out = np.full(np.broadcast(own, other).shape, len(self.score), np.int64)
+        for i in range(len(self.score) - 1, -1, -1):  # the first that applies wins
+            out = np.where(self.score[i].applies_array(own, other, target), i, out)
+        return out
 
     def as_dict(self) -> dict:
         return {"name": self.name, "description": self.description,

@@ -108,7 +108,7 @@ def playoff_page(out: str, title: str | None = None):
     wins, rows = read_playoff(out, spec.pairs)
     s = playoff_summary(wins, rows, spec.target)
     rs = scoring_ruleset(ruleset_from_params(read_manifest(spec.dataset)), spec.scoring)
-    result = match_equity(rows, rs, spec.target)
+    result = match_equity(rows, rs, spec.target, (spec.a, spec.b))
     check = simulated_vs_dp(result, wins)
     step = page_step(spec.target)
     grid, eq = equity_grid(result, step)
@@ -161,8 +161,8 @@ def playoff_page(out: str, title: str | None = None):
                    f"{len(rows):,} deal outcomes of these matches (who deals next included). "
                    f"From 0:0 it gives {100 * check['dp']:.2f} % against "
                    f"{100 * check['simulated']:.2f} ± {100 * check['simulated_se']:.2f} % "
-                   "simulated; it assumes outcomes that do not depend on the score, so a "
-                   "score-dependent policy shows here as a difference.")
+                   "simulated (deal outcomes taken per score rule in force, so policies "
+                   "that change with the score are modelled).")
     labels = [str(g) for g in grid]
     page.figure("equity", figures.heatmap(
         "equity", f"P({a} wins), %", f"{b}'s score", f"{a}'s score", labels, labels,
