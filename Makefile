@@ -87,6 +87,16 @@ echo "\`bazarsim equity --from careful --against bold $(2) --step $(3)\`"; echo;
 $(BIN)/bazarsim equity --from careful --against bold $(2) --step $(3) -q -f md \
   | sed 's/^### /#### /' || exit 1;
 endef
+define STUDY_DERIVED
+echo; echo "## Score rules read off the equity: careful-equity against careful, $(1)"; echo; \
+echo "\`bazarsim equity --from careful --against bold $(2) --policy-out reports/careful-equity-$(1).toml\`"; \
+$(BIN)/bazarsim equity --from careful --against bold $(2) -q -f json \
+  --policy-out reports/careful-equity-$(1).toml > /dev/null || exit 1; \
+echo; echo '```toml'; cat reports/careful-equity-$(1).toml; echo '```'; echo; \
+echo "\`bazarsim match reports/careful-equity-$(1).toml careful $(2)\`"; echo; \
+$(BIN)/bazarsim match reports/careful-equity-$(1).toml careful $(2) -q -f md \
+  | sed 's/^### /#### /' || exit 1;
+endef
 define STUDY_JSON
 echo "{\"study\": \"$(1)\", \"match\": "; $(BIN)/bazarsim match careful bold $(2) -q -f json; \
 echo ", \"equity\": "; $(BIN)/bazarsim equity --from careful --against bold $(2) -q -f json; echo "}";
@@ -105,6 +115,8 @@ match-study: $(STAMP)
 	  $(call STUDY_SECTION,bazar to 301,$(STUDY_BAZAR),10) \
 	  $(call STUDY_SECTION,bazar-blot to 301,$(STUDY_BLOT),10) \
 	  $(call STUDY_SECTION,bazar-blot to 1001,$(STUDY_1001),50) \
+	  $(call STUDY_DERIVED,bazar,$(STUDY_BAZAR)) \
+	  $(call STUDY_DERIVED,bazar-blot,$(STUDY_BLOT)) \
 	} > reports/match-study.md
 	{ echo "["; $(call STUDY_JSON,bazar to 301,$(STUDY_BAZAR)) echo ","; \
 	  $(call STUDY_JSON,bazar-blot to 301,$(STUDY_BLOT)) echo ","; \

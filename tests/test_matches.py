@@ -634,3 +634,45 @@ def test_single_dummy_deal_results(tmp_path):
     wins, rows = play_pairs(model, table_sd, a, PolicyBidder(load_policy("bold")), 1, 0, 10,
                             301)
     assert len(rows) and set(rows[:, OUTCOME_FIELDS.index("kind")]) <= {-1, 1}
+
+
+def test_policy_files_round_trip():
+    from bazarsim.matches.policy import ScoreRule, policy_toml
+
+    for name in ("careful", "bold"):
+        p = load_policy(name)
+        assert parse_policy(policy_toml(p)) == p
+    p = load_policy("careful").__class__(
+        name='odd "name"', open_jump=True,
+        score=(ScoreRule("ahead", 50, 100, 0.15), ScoreRule("level", 10, 0, -0.05)))
+    assert parse_policy(policy_toml(p)) == p
+
+
+def test_equity_writes_a_policy_of_derived_score_rules(fitted, solved, tmp_path):
+    """`equity --policy-out`: the --from policy with rules read off the break-even map;
+    the file parses, keeps the base thresholds, and plays."""
+    from typer.testing import CliRunner
+
+    from bazarsim.cli import app
+
+    _m, file, _t = fitted["bazar-blot"]
+    out = tmp_path / "derived.toml"
+    args = ["--dataset", str(solved["bazar-blot"]), "--model", str(file), "-m", "30", "-q"]
+    r = CliRunner().invoke(app, ["equity", "--from", "careful", "--against", "bold", *args,
+                                 "--out", str(tmp_path / "po"), "--policy-out", str(out),
+                                 "-f", "json"])
+    assert r.exit_code == 0, r.output
+    doc = json.loads(r.stdout)
+    derived = load_policy(out)
+    careful = load_policy("careful")
+    assert derived.name == "careful-equity"
+    assert (derived.open_make, derived.contra_fail) == (careful.open_make, careful.contra_fail)
+    shifts = {(b["when"], b["by"], b["near"]): b["shift"] for b in doc["derived"]["bands"]}
+    assert [(r.when, r.by, r.near, r.shift) for r in derived.score] == [
+        (*k, s) for k, s in shifts.items() if s]
+    for b in doc["derived"]["bands"]:
+        assert b["shift"] == round(max(-0.5, min(0.5, b["break_even"]
+                                                 - doc["derived"]["base_break_even"])), 2)
+    r = CliRunner().invoke(app, ["match", str(out), "careful", *args, "--out",
+                                 str(tmp_path / "po2")])
+    assert r.exit_code == 0, r.output

@@ -3,6 +3,7 @@ matches to the target, and the match equity they imply."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Annotated
 
@@ -27,10 +28,16 @@ from bazarsim.core.errors import BazarsimError
 from bazarsim.deals.generator import DEFAULT_SEED
 from bazarsim.engine.run import run_simulation
 from bazarsim.engine.simulation import Simulation, ruleset_from_params
-from bazarsim.matches.equity import equity_grid, match_equity, simulated_vs_dp, thresholds
+from bazarsim.matches.equity import (
+    derived_rules,
+    equity_grid,
+    match_equity,
+    simulated_vs_dp,
+    thresholds,
+)
 from bazarsim.matches.model import HandModel, fit_model
 from bazarsim.matches.playoff import playoff_summary
-from bazarsim.matches.policy import builtin_policies, keys_help, load_policy
+from bazarsim.matches.policy import builtin_policies, keys_help, load_policy, policy_toml
 from bazarsim.matches.run import (
     DEFAULT_CHUNK,
     PlayoffSpec,
@@ -277,6 +284,9 @@ def equity_command(
         "5 x --step).")] = None,
     out: Annotated[Path | None, typer.Option("--out", help="Run directory of the matches "
                                              "(as bazarsim match).")] = None,
+    policy_out: Annotated[Path | None, typer.Option(
+        "--policy-out", help="Write the --from policy with score rules derived from the "
+        "break-even map (a TOML file to play with bazarsim match).")] = None,
     workers: WorkersOpt = None,
     scheduler: SchedulerOpt = None,
     ruleset: RulesetOpt = DEFAULT_RULESET,
@@ -302,6 +312,14 @@ def equity_command(
     grid, eq = equity_grid(result, step)
     th = thresholds(result, threshold_step or 5 * step)
     th_mean = th["thresholds"].mean(axis=0) if not th["thresholds"].size == 0 else None
+    derived = None
+    if policy_out is not None:
+        rules, derived = derived_rules(result, step, spec.a)
+        policy = dataclasses.replace(
+            spec.a, name=f"{spec.a.name}-equity", score=tuple(rules),
+            description=f"{spec.a.name} with score rules derived from its match equity "
+            f"against {spec.b.name} to {spec.target}")
+        policy_out.write_text(policy_toml(policy))
     if fmt == Format.json:
         emit_json({"from": spec.a.name, "against": spec.b.name, "target": spec.target,
                    "out": str(out), "check": check, "deals": result["deals"],
@@ -315,7 +333,8 @@ def equity_command(
                                         .round(4).tolist()},
                    "threshold_grid": th["grid"],
                    "thresholds": [[None if v != v else round(float(v), 4) for v in row]
-                                  for row in th_mean]})
+                                  for row in th_mean],
+                   **({"derived": derived, "policy_out": str(policy_out)} if derived else {})})
         return
     typer.echo(f"Match equity to {spec.target} ({rs.name}), from {check['matches']:,} "
                f"matches of {spec.a.name} against {spec.b.name}")
@@ -337,4 +356,12 @@ def equity_command(
         emit_records(block, fmt, boxed=False, title=(
             "break-even P(make) % for A to bid, by score (bid when the hand's P(make) is "
             "above it)" if i == 0 else None))
+    if derived is not None:
+        emit_records([{"rule": f"{b['when']} by {b['by']}+" + (f", leader needs <= {b['near']}"
+                                                                if b["near"] else ""),
+                       "break-even %": f"{100 * b['break_even']:.1f}",
+                       "shift": f"{b['shift']:+.2f}", "deals": f"{b['visits']:.0f}"}
+                      for b in derived["bands"]], fmt,
+                     title=f"score rules written to {policy_out} (base break-even "
+                     f"{100 * derived['base_break_even']:.1f} %)")
     typer.echo(f"run directory: {out}")

@@ -291,3 +291,52 @@ def simulated_vs_dp(result: dict, wins: np.ndarray) -> dict:
     se = math.sqrt(max(sim * (1 - sim), 1e-12) / wins.size)
     return {"matches": int(wins.size), "simulated": sim, "simulated_se": se, "dp": dp,
             "difference": sim - dp}
+
+
+def derived_rules(result: dict, step: int, policy) -> tuple[list, dict]:
+    """``[[score]]`` rules for ``policy`` (A's) read off the break-even map: for each band
+    of A's lead (behind or ahead by a tenth / a third of the target, and those near the
+    end: the leader within a third of the target), the shift is the mean break-even there
+    minus the mean where no band applies, weighted by how often the matches reached each
+    score. Only the score-dependence is derived; the base thresholds stay the policy's."""
+    from bazarsim.matches.playoff import band_edges
+    from bazarsim.matches.policy import ScoreRule
+
+    target = result["target"]
+    th = thresholds(result, step)
+    grid = np.asarray(th["grid"])
+    p = th["thresholds"]  # [t, a, b]
+    out = result["outcomes"]
+    ai = np.minimum(_field(out, "a_score") // step, len(grid) - 1)
+    bi = np.minimum(_field(out, "b_score") // step, len(grid) - 1)
+    visits = np.zeros((2, len(grid), len(grid)))
+    np.add.at(visits, (_field(out, "a_deals"), ai, bi), 1.0)  # t = 1: A deals next
+    small, big = band_edges(target)
+    near = target // 3
+    candidates = [ScoreRule("behind", big, near), ScoreRule("ahead", big, near),
+                  ScoreRule("behind", small), ScoreRule("ahead", small)]
+    a, b = np.meshgrid(grid, grid, indexing="ij")
+    taken = np.zeros(a.shape, bool)
+    masks = []
+    for rule in candidates:
+        m = rule.applies_array(a, b, target) & ~taken
+        taken |= m
+        masks.append(m)
+    ok = ~np.isnan(p)
+
+    def mean(mask):
+        w = visits * (mask[None] & ok)
+        return float((np.nan_to_num(p) * w).sum() / w.sum()) if w.sum() > 0 else None
+
+    base = mean(~taken)
+    rules, report = [], {"base_break_even": base, "bands": []}
+    for rule, m in zip(candidates, masks, strict=True):
+        v = mean(m)
+        if v is None or base is None:
+            continue
+        shift = round(float(np.clip(v - base, -0.5, 0.5)), 2)
+        report["bands"].append({**rule.__dict__, "break_even": v, "shift": shift,
+                                "visits": float((visits * m[None]).sum())})
+        if shift:
+            rules.append(ScoreRule(rule.when, rule.by, rule.near, shift))
+    return rules, report

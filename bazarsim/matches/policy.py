@@ -245,6 +245,24 @@ def _section(path, text, section, table, index=0) -> dict:
     return out
 
 
+def policy_toml(policy: Policy) -> str:
+    """A policy as the TOML file :func:`parse_policy` reads back."""
+    def value(v):
+        if isinstance(v, bool):
+            return "true" if v else "false"
+        if isinstance(v, str):
+            return '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
+        return repr(v)
+
+    d = policy.as_dict()
+    lines = [f"name = {value(d['name'])}", f"description = {value(d['description'])}"]
+    for section in ("open", "overcall", "support", "capot", "contra", "recontra"):
+        lines += ["", f"[{section}]"] + [f"{k} = {value(v)}" for k, v in d[section].items()]
+    for rule in d["score"]:
+        lines += ["", "[[score]]"] + [f"{k} = {value(v)}" for k, v in rule.items()]
+    return "\n".join(lines) + "\n"
+
+
 def builtin_policies() -> dict[str, Path]:
     """The policies that ship with bazarsim, by name (``careful``, ``bold``)."""
     return {p.stem: p for p in sorted(POLICY_DIR.glob("*.toml"))}
