@@ -88,7 +88,7 @@ def collect(quick: bool) -> list[dict]:
             res = match_equity(rows, table.ruleset, 301, policies[name])
             dp_time = time.perf_counter() - t0
             check = simulated_vs_dp(res, wins)
-            out.append(row(GROUP, f"DP minus simulated, careful vs {name}",
+            out.append(row(GROUP, f"simulated minus DP, careful vs {name}",
                            100 * check["difference"], "pp",
                            f"one run: DP {100 * check['dp']:.2f} % against "
                            f"{100 * check['simulated']:.2f} ± "

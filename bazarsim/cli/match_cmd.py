@@ -343,7 +343,7 @@ def equity_command(
                               f"{100 * check['simulated_se']:.2f}"},
                   {"P(A wins) from 0:0": "dynamic programming",
                    "value %": f"{100 * check['dp']:.2f}"},
-                  {"P(A wins) from 0:0": "difference (pp)",
+                  {"P(A wins) from 0:0": "simulated minus DP (pp)",
                    "value %": f"{100 * check['difference']:+.2f}"}], fmt,
                  title="the DP against the matches it was built from")
     width = term_width() if fmt == Format.table else 10**9  # md, csv: one table each
