@@ -89,9 +89,10 @@ def fit_command(
         "--prior", min=0.0, help="Pseudo-deals a class borrows from its parent class.")] = 20.0,
     fmt: FormatOpt = Format.table,
 ) -> None:
-    """Fit the hand model bidding policies use: P(the side makes each bid) from the
-    bidder's hand (its bid-time cards in belote-fr and bela-hr) and position, and P(the
-    opponents make theirs) from a defender's hand.
+    """Fit the hand model bidding policies use, from a solved dataset.
+
+    P(the side makes each bid) from the bidder's hand (its bid-time cards in belote-fr
+    and bela-hr) and position, and P(the opponents make theirs) from a defender's hand.
 
     A smoothed table over hand classes; its calibration is measured on one deal in five,
     held out (Brier score against the base rate, reliability table), then the model is
@@ -294,11 +295,14 @@ def equity_command(
     quiet: QuietOpt = False,
     fmt: FormatOpt = Format.table,
 ) -> None:
-    """Match equity: P(win the match) from every score, by dynamic programming over the
-    deal outcomes of the --from policy's matches (who deals next included; outcomes per
-    score rule in force, so score-dependent policies are modelled), checked against
-    those simulated matches; and the score-dependent thresholds that maximise it (the
-    break-even P(make) of a bid).
+    """Match equity: P(win the match) from every score, and the score-dependent
+    thresholds that maximise it.
+
+    Dynamic programming over the deal outcomes of the --from policy's matches (who
+    deals next included; outcomes per score rule in force, so score-dependent policies
+    are modelled), checked against those simulated matches; the break-even P(make) of a
+    bid at every score; with --policy-out, the --from policy with score rules read off
+    that map.
 
     Example: bazarsim equity --from careful -m 5000 --to 301
     """
