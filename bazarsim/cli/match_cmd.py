@@ -185,7 +185,8 @@ def setup_playoff(a: str, b: str, dataset: Path | None, model: Path | None, play
     rs = scoring_ruleset(rs, scoring)
     target = target or rs.scoring.target
     Match(rs, target)  # a target the ruleset allows
-    stem = f"{pa.name}-{pb.name}-{Path(dataset).name}-{target}-{seed}"
+    given = f"-{Path(model).stem}" if model is not None else ""
+    stem = f"{pa.name}-{pb.name}-{Path(dataset).name}{given}-{target}-{seed}"
     out = out or Path("runs") / f"match-{stem}"
     out.mkdir(parents=True, exist_ok=True)
     if model is None:
@@ -226,7 +227,7 @@ def match_command(
     model: ModelOpt = None,
     out: Annotated[Path | None, typer.Option(
         "--out", help="Run directory (resumed if it holds this play-off); default "
-        "runs/match-A-B-DATASET-TARGET-SEED.")] = None,
+        "runs/match-A-B-DATASET-TARGET-SEED (DATASET-MODEL with --model).")] = None,
     chunk: Annotated[int, typer.Option("--chunk", min=1, help="Pairs a task plays.")] =
     DEFAULT_CHUNK,
     workers: WorkersOpt = None,
