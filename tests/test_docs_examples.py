@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 MAX_DEALS = 300  # the one setting that scales every example down
 MAX_WORKERS = 2
-MAX_PAIRS = 20  # match pairs of `match` and `equity` examples
+MAX_PAIRS = 10  # match pairs of `match` and `equity` examples
 # Input files the examples name, as a reader would have them.
 INPUT_FILES = {
     "positions.txt": "N:J97.T8..QT8 AKQ..AQT8.A .AKQ.KJ97.K T8.J97..J97 H E\n"
