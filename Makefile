@@ -97,6 +97,12 @@ echo "\`bazarsim match reports/careful-equity-$(1).toml careful $(2)\`"; echo; \
 $(BIN)/bazarsim match reports/careful-equity-$(1).toml careful $(2) -q -f md \
   | sed 's/^### /#### /' || exit 1;
 endef
+define STUDY_MODEL
+echo; echo "## The hand model, $(1): calibration on held-out deals"; echo; \
+echo "\`bazarsim fit runs/match-$(1)-7-40000 --out runs/model-$(1)-7-40000.json\`"; echo; \
+$(BIN)/bazarsim fit runs/match-$(1)-7-40000 --out runs/model-$(1)-7-40000.json -f md \
+  | sed 's/^### /#### /' || exit 1;
+endef
 define STUDY_JSON
 echo "{\"study\": \"$(1)\", \"match\": "; $(BIN)/bazarsim match careful bold $(2) -q -f json; \
 echo ", \"equity\": "; $(BIN)/bazarsim equity --from careful --against bold $(2) -q -f json; echo "}";
@@ -112,6 +118,8 @@ match-study: $(STAMP)
 	  echo "bazarsim/matches/policies/careful.toml and bold.toml; hand model fitted on each dataset"; \
 	  echo "(bazarsim fit); deal results double dummy. bazar-blot's spec allows targets 101 to 301:"; \
 	  echo "the match to 1001 widens them with -o scoring.targets."; \
+	  $(call STUDY_MODEL,bazar) \
+	  $(call STUDY_MODEL,bazar-blot) \
 	  $(call STUDY_SECTION,bazar to 301,$(STUDY_BAZAR),10) \
 	  $(call STUDY_SECTION,bazar-blot to 301,$(STUDY_BLOT),10) \
 	  $(call STUDY_SECTION,bazar-blot to 1001,$(STUDY_1001),50) \
