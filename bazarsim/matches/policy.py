@@ -72,6 +72,8 @@ KEYS: dict[str, dict[str, tuple[type, object, str]]] = {
     },
 }
 WHEN = ("any", "behind", "ahead", "level")
+# the sections of thresholds: key ``k`` of ``[s]`` is the policy's field ``s_k``
+THRESHOLD_SECTIONS = tuple(s for s in KEYS if s not in ("", "score"))
 
 
 class PolicyError(BazarsimError):
@@ -112,17 +114,17 @@ class ScoreRule:
 
 @dataclass(frozen=True)
 class Policy:
-    """A bidding policy's thresholds (see :data:`KEYS`)."""
+    """A bidding policy's thresholds (see :data:`KEYS`, which holds their defaults)."""
 
     name: str = "policy"
     description: str = ""
-    open_make: float = 0.6
-    open_jump: bool = False
-    overcall_make: float = 0.65
-    support_make: float = 0.55
-    capot_make: float = 0.8
-    contra_fail: float = 0.7
-    recontra_make: float = 0.8
+    open_make: float = KEYS["open"]["make"][1]
+    open_jump: bool = KEYS["open"]["jump"][1]
+    overcall_make: float = KEYS["overcall"]["make"][1]
+    support_make: float = KEYS["support"]["make"][1]
+    capot_make: float = KEYS["capot"]["make"][1]
+    contra_fail: float = KEYS["contra"]["fail"][1]
+    recontra_make: float = KEYS["recontra"]["make"][1]
     score: tuple[ScoreRule, ...] = field(default=())
 
     def shift(self, own: int, other: int, target: int) -> float:
@@ -145,14 +147,12 @@ class Policy:
         return out
 
     def as_dict(self) -> dict:
-        return {"name": self.name, "description": self.description,
-                "open": {"make": self.open_make, "jump": self.open_jump},
-                "overcall": {"make": self.overcall_make},
-                "support": {"make": self.support_make},
-                "capot": {"make": self.capot_make},
-                "contra": {"fail": self.contra_fail},
-                "recontra": {"make": self.recontra_make},
-                "score": [r.__dict__ for r in self.score]}
+        """The policy laid out as its file is (:data:`KEYS`' sections)."""
+        d: dict = {k: getattr(self, k) for k in KEYS[""]}
+        for section in THRESHOLD_SECTIONS:
+            d[section] = {k: getattr(self, f"{section}_{k}") for k in KEYS[section]}
+        d["score"] = [r.__dict__ for r in self.score]
+        return d
 
 
 def key_line(text: str, section: str, key: str, index: int = 0) -> int | None:
@@ -256,7 +256,7 @@ def policy_toml(policy: Policy) -> str:
 
     d = policy.as_dict()
     lines = [f"name = {value(d['name'])}", f"description = {value(d['description'])}"]
-    for section in ("open", "overcall", "support", "capot", "contra", "recontra"):
+    for section in THRESHOLD_SECTIONS:
         lines += ["", f"[{section}]"] + [f"{k} = {value(v)}" for k, v in d[section].items()]
     for rule in d["score"]:
         lines += ["", "[[score]]"] + [f"{k} = {value(v)}" for k, v in rule.items()]
