@@ -166,10 +166,6 @@ class HandModel:
     def levels(self) -> tuple[int, ...]:
         return bid_levels(self.ruleset)
 
-    def estimate(self, role: int, cells: np.ndarray) -> np.ndarray:
-        """``[len(cells), bids]`` rates for hands of these classes."""
-        return self.rates[role, cells]
-
     def save(self, path: str | Path) -> None:
         doc = {"version": MODEL_VERSION, "ruleset": self.ruleset.name,
                "levels": list(self.levels), "prior": self.prior,
@@ -305,7 +301,7 @@ def calibrate(model: HandModel, held) -> dict:
     for role, kind, cells, hits in held:
         p = model.rates[role, cells]  # [rows, bids]
         g = kind_group(kind)
-        lo, hi = g * (N_CELLS // 3), (g + 1) * (N_CELLS // 3)
+        lo, hi = g * (N_CELLS // len(GROUPS)), (g + 1) * (N_CELLS // len(GROUPS))
         w = model.counts[role, lo:hi].sum()
         rate = (model.rates[role, lo:hi] * model.counts[role, lo:hi, None]).sum(0) / max(w, 1)
         useful = [j for j, b in enumerate(model_bids(rs, kind))

@@ -27,7 +27,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bazarsim.core.contracts import KIND_NAMES
 from bazarsim.core.errors import BazarsimError
 from bazarsim.matches.bidding import SeatView, policy_auction
 from bazarsim.matches.deals import MAX_DEALS_BLOCK, DealTable, match_deals, seat_rates
@@ -145,7 +144,7 @@ def play_pairs(model, table, a, b, seed: int, first: int, count: int, target: in
 
 
 def playoff_summary(wins: np.ndarray, outcomes: np.ndarray, target: int,
-              confidence_z: float = 1.959964) -> dict:
+                    confidence_z: float = 1.959964) -> dict:
     """A's match-win chance with paired and unpaired errors, points per deal, match
     length and the results by score band."""
     pairs = len(wins)
@@ -157,10 +156,10 @@ def playoff_summary(wins: np.ndarray, outcomes: np.ndarray, target: int,
     se_unpaired = math.sqrt(max(p * (1 - p), 1e-12) / (2 * pairs))
     o = {f: outcomes[:, i] for i, f in enumerate(OUTCOME_FIELDS)}
     diff = (o["a_points"] - o["b_points"]).astype(np.float64)
-    per_pair = np.bincount(o["pair"] - o["pair"].min(), diff, pairs) / np.maximum(
-        np.bincount(o["pair"] - o["pair"].min(), minlength=pairs), 1)  # clustered by pair
-    first = o["pair"].min()
-    lengths = np.bincount((o["pair"] - first) * 2 + o["a_side"], minlength=2 * pairs)
+    pair = o["pair"] - o["pair"].min()
+    per_pair = np.bincount(pair, diff, pairs) / np.maximum(
+        np.bincount(pair, minlength=pairs), 1)  # clustered by pair
+    lengths = np.bincount(pair * 2 + o["a_side"], minlength=2 * pairs)
     return {
         "pairs": pairs, "matches": 2 * pairs, "target": target,
         "a_win": p, "se_paired": se_paired, "se_unpaired": se_unpaired,
@@ -222,6 +221,3 @@ def score_bands(o: dict, target: int) -> list[dict]:
         })
     return out
 
-
-def kind_label(k: int) -> str:
-    return KIND_NAMES[k] if k >= 0 else "-"
