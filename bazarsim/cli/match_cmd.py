@@ -28,13 +28,7 @@ from bazarsim.core.errors import BazarsimError
 from bazarsim.deals.generator import DEFAULT_SEED
 from bazarsim.engine.run import run_simulation
 from bazarsim.engine.simulation import Simulation, ruleset_from_params
-from bazarsim.matches.equity import (
-    derived_rules,
-    equity_grid,
-    match_equity,
-    simulated_vs_dp,
-    thresholds,
-)
+from bazarsim.matches.equity import derived_rules, equity_maps
 from bazarsim.matches.model import HandModel, fit_model
 from bazarsim.matches.playoff import playoff_summary
 from bazarsim.matches.policy import builtin_policies, keys_help, load_policy, policy_toml
@@ -44,6 +38,7 @@ from bazarsim.matches.run import (
     read_playoff,
     run_playoff,
     scoring_ruleset,
+    spec_ruleset,
 )
 from bazarsim.report.matches import (
     band_records,
@@ -311,12 +306,11 @@ def equity_command(
                               seed, target, pairs, out, quiet or fmt != Format.table)
     wins, rows = _play(spec, out, DEFAULT_CHUNK, _engine(workers, scheduler),
                        quiet or fmt != Format.table)
-    rs = scoring_ruleset(ruleset_from_params(read_manifest_or_none(spec.dataset)), spec.scoring)
-    result = match_equity(rows, rs, spec.target, (spec.a, spec.b))
-    check = simulated_vs_dp(result, wins)
-    grid, eq = equity_grid(result, step)
-    th = thresholds(result, threshold_step or 5 * step)
-    th_mean = th["thresholds"].mean(axis=0) if not th["thresholds"].size == 0 else None
+    rs = spec_ruleset(spec)
+    maps = equity_maps(rows, wins, rs, spec.target, (spec.a, spec.b), step,
+                       threshold_step or 5 * step)
+    result, check, grid, eq = maps["result"], maps["check"], maps["grid"], maps["equity"]
+    by_dealer = result["eq"][0:spec.target:step, 0:spec.target:step]
     derived = None
     if policy_out is not None:
         rules, derived = derived_rules(result, step, spec.a)
@@ -330,15 +324,11 @@ def equity_command(
                    "out": str(out), "check": check, "deals": result["deals"],
                    "pad": result["pad"], "step": step, "grid": grid,
                    "equity": eq.round(4).tolist(),
-                   "equity_by_dealer": {"a_deals_next": result["eq"][0:spec.target:step,
-                                                                     0:spec.target:step, 1]
-                                        .round(4).tolist(),
-                                        "b_deals_next": result["eq"][0:spec.target:step,
-                                                                     0:spec.target:step, 0]
-                                        .round(4).tolist()},
-                   "threshold_grid": th["grid"],
+                   "equity_by_dealer": {"a_deals_next": by_dealer[..., 1].round(4).tolist(),
+                                        "b_deals_next": by_dealer[..., 0].round(4).tolist()},
+                   "threshold_grid": maps["threshold_grid"],
                    "thresholds": [[None if v != v else round(float(v), 4) for v in row]
-                                  for row in th_mean],
+                                  for row in maps["thresholds"]],
                    **({"derived": derived, "policy_out": str(policy_out)} if derived else {})})
         return
     typer.echo(f"Match equity to {spec.target} ({rs.name}), from {check['matches']:,} "
@@ -356,8 +346,8 @@ def equity_command(
         emit_records(block, fmt, boxed=False, title=(
             f"P(A wins) %, A's score down, B's across (step {step}; mean over who deals "
             "next)" if i == 0 else None))
-    tgrid = th["grid"]
-    for i, block in enumerate(grid_blocks(tgrid, th_mean, width, "A \\ B")):
+    for i, block in enumerate(grid_blocks(maps["threshold_grid"], maps["thresholds"], width,
+                                          "A \\ B")):
         emit_records(block, fmt, boxed=False, title=(
             "break-even P(make) % for A to bid, by score (bid when the hand's P(make) is "
             "above it)" if i == 0 else None))

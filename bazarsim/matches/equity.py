@@ -43,7 +43,9 @@ from bazarsim.matches.playoff import (
     F_REVERSE,
     NONE,
     OUTCOME_FIELDS,
+    band_edges,
 )
+from bazarsim.matches.policy import ScoreRule
 from bazarsim.rules.rulesets import Ruleset
 
 R_EIGHT, R_REVERSE, R_CAPOT_BID_CONTRA, R_FAILED = 1, 2, 4, 8
@@ -81,7 +83,26 @@ def winner_after(a, b, declarer, flags, eight, target, rules):
 
 
 @nb.njit(cache=True, inline="always")
-def _step(eq, da, db, decl, flags, eight, prob, target, rules, a, b, t, top, r):
+def _after(eq, a, b, da, db, decl, flags, eight, target, rules, t):
+    """One outcome scored at state ``(a, b, t)``: ``(value, stays)``, A's equity after it
+    (1 won, 0 lost, else ``eq`` of the next state, scores held at the table's top) and
+    whether the score stayed (a passed-out deal: only the dealer moves on)."""
+    top = eq.shape[0] - 1
+    na = a + da
+    nb_ = b + db
+    if decl >= 0:
+        w = winner_after(na, nb_, decl, flags, eight, target, rules)
+        if w == 0:
+            return 1.0, False
+        if w == 1:
+            return 0.0, False
+    na = min(na, top)
+    nb_ = min(nb_, top)
+    return eq[na, nb_, 1 - t], na == a and nb_ == b
+
+
+@nb.njit(cache=True, inline="always")
+def _step(eq, da, db, decl, flags, eight, prob, target, rules, a, b, t, r):
     """``(c, q)`` of state ``(a, b, t)`` under regime ``r``: what its outcomes are worth
     given ``eq`` of the next states, and the probability that the score stays (the deal
     passes on)."""
@@ -91,24 +112,12 @@ def _step(eq, da, db, decl, flags, eight, prob, target, rules, a, b, t, top, r):
         p = prob[r, t, k]
         if p == 0.0:
             continue
-        na = a + da[r, t, k]
-        nb_ = b + db[r, t, k]
-        if decl[r, t, k] >= 0:
-            w = winner_after(na, nb_, decl[r, t, k], flags[r, t, k], eight[r, t, k], target,
-                             rules)
-            if w == 0:
-                c += p
-                continue
-            if w == 1:
-                continue
-        if na > top:
-            na = top
-        if nb_ > top:
-            nb_ = top
-        if na == a and nb_ == b:
+        v, stays = _after(eq, a, b, da[r, t, k], db[r, t, k], decl[r, t, k], flags[r, t, k],
+                          eight[r, t, k], target, rules, t)
+        if stays:
             q += p  # the deal passes on: same score, the other side deals
         else:
-            c += p * eq[na, nb_, 1 - t]
+            c += p * v
     return c, q
 
 
@@ -123,10 +132,8 @@ def equity_kernel(da, db, decl, flags, eight, prob, regime, target, rules, size)
         for a in range(max(0, s - top), min(top, s) + 1):
             b = s - a
             r = regime[a, b]
-            c0, q0 = _step(eq, da, db, decl, flags, eight, prob, target, rules, a, b, 0, top,
-                           r)
-            c1, q1 = _step(eq, da, db, decl, flags, eight, prob, target, rules, a, b, 1, top,
-                           r)
+            c0, q0 = _step(eq, da, db, decl, flags, eight, prob, target, rules, a, b, 0, r)
+            c1, q1 = _step(eq, da, db, decl, flags, eight, prob, target, rules, a, b, 1, r)
             den = 1.0 - q0 * q1
             if den <= 0.0:  # nothing but passed-out deals: never decided
                 eq[a, b, 0] = 0.5
@@ -140,22 +147,13 @@ def equity_kernel(da, db, decl, flags, eight, prob, regime, target, rules, size)
 @nb.njit(cache=True)
 def expected_kernel(eq, da, db, decl, flags, eight, prob, target, rules, a, b, t):
     """Sum of ``prob`` times A's equity after each outcome, from state ``(a, b, t)``."""
-    top = eq.shape[0] - 1
     total = 0.0
     for k in range(da.shape[0]):
         p = prob[k]
         if p == 0.0:
             continue
-        na = a + da[k]
-        nb_ = b + db[k]
-        if decl[k] >= 0:
-            w = winner_after(na, nb_, decl[k], flags[k], eight[k], target, rules)
-            if w == 0:
-                total += p
-                continue
-            if w == 1:
-                continue
-        total += p * eq[min(na, top), min(nb_, top), 1 - t]
+        total += p * _after(eq, a, b, da[k], db[k], decl[k], flags[k], eight[k], target,
+                            rules, t)[0]
     return total
 
 
@@ -168,9 +166,10 @@ def distribution(outcomes: np.ndarray, mask: np.ndarray | None = None):
     per ``t`` (padded arrays ``[2, m]``) and the count of deals behind each ``t``."""
     cols = ("a_points", "b_points", "declarer", "flags", "eight")
     keep = np.ones(len(outcomes), bool) if mask is None else mask
-    per_t = []
+    per_t, counts = [], []
     for t in (0, 1):
         m = keep & (_field(outcomes, "a_deals") == t)
+        counts.append(int(m.sum()))
         rows = np.stack([_field(outcomes, c)[m] for c in cols], 1)
         if len(rows) == 0:
             per_t.append((np.zeros((0, 5), np.int64), np.zeros(0)))
@@ -184,7 +183,7 @@ def distribution(outcomes: np.ndarray, mask: np.ndarray | None = None):
     for t, (u, p) in enumerate(per_t):
         arrays[:, t, : len(u)] = u.T
         prob[t, : len(u)] = p
-    return arrays, prob, [int((keep & (_field(outcomes, "a_deals") == t)).sum()) for t in (0, 1)]
+    return arrays, prob, counts
 
 
 def regime_map(policies, own, other, target: int) -> tuple[np.ndarray, int]:
@@ -293,15 +292,26 @@ def simulated_vs_dp(result: dict, wins: np.ndarray) -> dict:
             "difference": sim - dp}
 
 
+def equity_maps(outcomes: np.ndarray, wins: np.ndarray, rs: Ruleset, target: int, policies,
+                step: int, threshold_step: int) -> dict:
+    """What ``bazarsim equity`` prints and the play-off page draws from a play-off's
+    outcomes: the DP (``result``), its check against the simulated matches, the equity at
+    ``step``-point bins and the break-even map at ``threshold_step``-point bins (both
+    averaged over who deals next)."""
+    result = match_equity(outcomes, rs, target, policies)
+    grid, eq = equity_grid(result, step)
+    th = thresholds(result, threshold_step)
+    return {"result": result, "check": simulated_vs_dp(result, wins), "grid": grid,
+            "equity": eq, "threshold_grid": th["grid"],
+            "thresholds": th["thresholds"].mean(axis=0)}
+
+
 def derived_rules(result: dict, step: int, policy) -> tuple[list, dict]:
     """``[[score]]`` rules for ``policy`` (A's) read off the break-even map: for each band
     of A's lead (behind or ahead by a tenth / a third of the target, and those near the
     end: the leader within a third of the target), the shift is the mean break-even there
     minus the mean where no band applies, weighted by how often the matches reached each
     score. Only the score-dependence is derived; the base thresholds stay the policy's."""
-    from bazarsim.matches.playoff import band_edges
-    from bazarsim.matches.policy import ScoreRule
-
     target = result["target"]
     th = thresholds(result, step)
     grid = np.asarray(th["grid"])

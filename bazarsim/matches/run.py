@@ -29,16 +29,20 @@ import pyarrow.parquet as pq
 from bazarsim import __version__
 from bazarsim.core.errors import BazarsimError
 from bazarsim.engine.faults import parts_written
+from bazarsim.engine.local import chunk_ranges
+from bazarsim.engine.simulation import ruleset_from_params
 from bazarsim.matches.bidding import PolicyBidder
 from bazarsim.matches.deals import load_deals
 from bazarsim.matches.model import HandModel
 from bazarsim.matches.playoff import OUTCOME_FIELDS, play_pairs
 from bazarsim.matches.policy import Policy, ScoreRule
+from bazarsim.rules.rulesets import Ruleset
 from bazarsim.store.parts import (
     atomic_write_bytes,
     existing_parts,
     part_metadata,
     part_name,
+    read_manifest,
     remove_temp_files,
     uncovered,
     with_part_metadata,
@@ -77,12 +81,17 @@ def policy_from_dict(d: dict) -> Policy:
     return Policy(**d)
 
 
-def scoring_ruleset(rs, scoring) -> object:
+def scoring_ruleset(rs: Ruleset, scoring) -> Ruleset:
     """The dataset's ruleset with a match's scoring options (``scoring.target=...``)."""
     if not scoring:
         return rs
     return rs.with_options(**{k.strip(): v.strip()
                               for k, _, v in (o.partition("=") for o in scoring)})
+
+
+def spec_ruleset(spec: PlayoffSpec) -> Ruleset:
+    """The rules a play-off was played under: its dataset's, with its scoring options."""
+    return scoring_ruleset(ruleset_from_params(read_manifest(spec.dataset)), spec.scoring)
 
 
 @lru_cache(maxsize=4)
@@ -125,9 +134,9 @@ def prepare_run(out: Path, spec: PlayoffSpec) -> None:
     ident = spec.identity()
     if path.exists():
         old = json.loads(path.read_text())
-        if old != json.loads(json.dumps(ident)):
-            diff = sorted(k for k in set(old) | set(ident) if old.get(k) != json.loads(
-                json.dumps(ident)).get(k))
+        new = json.loads(json.dumps(ident))  # as it reads back from the file
+        if old != new:
+            diff = sorted(k for k in set(old) | set(new) if old.get(k) != new.get(k))
             raise BazarsimError(f"{out} holds another play-off (it differs in "
                                 f"{', '.join(diff)}): choose another --out")
     else:
@@ -141,14 +150,14 @@ def run_playoff(spec: PlayoffSpec, out: str | Path, chunk: int = DEFAULT_CHUNK,
     """Play the missing chunks of pairs ``[0, spec.pairs)`` into ``out``; a summary."""
     out = Path(out)
     if spec.pairs < 2:
-        raise BazarsimError(f"-n {spec.pairs}: a play-off needs at least 2 match pairs")
+        raise BazarsimError(f"{spec.pairs} match pairs: a play-off needs at least 2")
     if chunk < 1:
         raise BazarsimError(f"--chunk {chunk}: must be >= 1")
     prepare_run(out, spec)
     # parts of an earlier, larger run count for what they cover below spec.pairs
     have = [(s, min(e, spec.pairs)) for s, e in existing_parts(out) if s < spec.pairs]
     gaps = uncovered(have, 0, spec.pairs, out)
-    todo = [(s, min(s + chunk, e)) for a, e in gaps for s in range(a, e, chunk)]
+    todo = chunk_ranges(gaps, chunk)
     done = spec.pairs - sum(e - s for s, e in todo)
     if progress:
         progress(done, spec.pairs)
@@ -165,22 +174,19 @@ def run_playoff(spec: PlayoffSpec, out: str | Path, chunk: int = DEFAULT_CHUNK,
         if progress:
             progress(done, spec.pairs)
 
-    if not todo:
-        pass
-    elif engine is not None:
+    workers = processes or os.cpu_count() or 1
+    if engine is not None and todo:
         _run_dask(spec, todo, engine, save)
+    elif workers == 1 or len(todo) <= 1:
+        for s, e in todo:
+            save(s, e, compute_chunk(spec, s, e))
     else:
-        workers = processes or os.cpu_count() or 1
-        if workers == 1 or len(todo) == 1:
-            for s, e in todo:
-                save(s, e, compute_chunk(spec, s, e))
-        else:
-            with ProcessPoolExecutor(min(workers, len(todo)), initializer=_follow_parent,
-                                     initargs=(os.getpid(),)) as pool:
-                futures = {pool.submit(compute_chunk, spec, s, e): (s, e) for s, e in todo}
-                for f in as_completed(futures):
-                    s, e = futures[f]
-                    save(s, e, f.result())
+        with ProcessPoolExecutor(min(workers, len(todo)), initializer=_follow_parent,
+                                 initargs=(os.getpid(),)) as pool:
+            futures = {pool.submit(compute_chunk, spec, s, e): (s, e) for s, e in todo}
+            for f in as_completed(futures):
+                s, e = futures[f]
+                save(s, e, f.result())
     return {"out": str(out), "pairs": spec.pairs, "played": sum(e - s for s, e in todo),
             "seconds": time.perf_counter() - t0}
 

@@ -96,24 +96,19 @@ def playoff_page(out: str, title: str | None = None):
     """The coach's page of a play-off run: A's win chance with its interval, contracts,
     results by score band, the DP against the matches, the equity heat map and the
     break-even threshold map."""
-    from bazarsim.engine.simulation import ruleset_from_params
-    from bazarsim.matches.equity import equity_grid, match_equity, simulated_vs_dp, thresholds
+    from bazarsim.matches.equity import equity_maps
     from bazarsim.matches.playoff import playoff_summary
-    from bazarsim.matches.run import load_spec, read_playoff, scoring_ruleset
+    from bazarsim.matches.run import load_spec, read_playoff, spec_ruleset
     from bazarsim.report import figures
     from bazarsim.report.html import Column, Page, count, num, pct, text
-    from bazarsim.store.parts import read_manifest
 
     spec = load_spec(out)
     wins, rows = read_playoff(out, spec.pairs)
     s = playoff_summary(wins, rows, spec.target)
-    rs = scoring_ruleset(ruleset_from_params(read_manifest(spec.dataset)), spec.scoring)
-    result = match_equity(rows, rs, spec.target, (spec.a, spec.b))
-    check = simulated_vs_dp(result, wins)
+    rs = spec_ruleset(spec)
     step = page_step(spec.target)
-    grid, eq = equity_grid(result, step)
-    th = thresholds(result, step)
-    tmean = th["thresholds"].mean(axis=0)
+    maps = equity_maps(rows, wins, rs, spec.target, (spec.a, spec.b), step, step)
+    check, grid, eq, tmean = maps["check"], maps["grid"], maps["equity"], maps["thresholds"]
     a, b = spec.a.name, spec.b.name
     page = Page(title or f"{a} against {b}: matches to {spec.target}",
                 lead=f"Duplicate match play-off of two bidding policies in {rs.name}: every "
