@@ -54,9 +54,12 @@ def playout_tables_kernel(deals, leaders, indices, plays, bela, shown, kinds, pl
         j = item % k
         for i in range(4):
             hands[i] = deals[d, i]
+        # constants as typed ints: a literal argument would compile play_out (and the
+        # search under it) a second time, for that literal
         p, t = play_out(hands, leaders[d], play_of_kind(plays, j), bela[j], shown[d, j],
-                        players, n_worlds, O_POINTS, 0, 0, infer, run_key, indices[d],
-                        kinds[j], ctx, REC_NONE, cards, seats, used, values, dd, violations)
+                        players, n_worlds, np.int64(O_POINTS), np.int64(0), np.int64(0),
+                        infer, run_key, indices[d], kinds[j], ctx, np.int64(REC_NONE), cards,
+                        seats, used, values, dd, violations)
         ns[d, j] = p
         tricks[d, j] = t
 

@@ -115,7 +115,7 @@ def ns_value(hands, leader, trick, n, play, ctx):
     if left == 0:
         return ns
     empty = np.zeros(4, np.int64)
-    return ns + exact_value(hands, w, empty, 0, play, ctx, M_AUTO, np.int64(-1))
+    return ns + exact_value(hands, w, empty, np.int64(0), play, ctx, M_AUTO, np.int64(-1))
 
 
 @nb.njit(cache=True)
@@ -131,7 +131,7 @@ def ns_reaches(hands, leader, trick, n, target, play, ctx):
     if left == 0:
         return ns >= target
     empty = np.zeros(4, np.int64)
-    return reaches(hands, w, empty, 0, target - ns, play, ctx)
+    return reaches(hands, w, empty, np.int64(0), target - ns, play, ctx)
 
 
 @nb.njit(cache=True)
@@ -305,7 +305,7 @@ def play_out(deal, leader, play, bela_suits, shown, players, n_worlds, objective
         counts[s] = popcount32(deal[s])
     gone = np.int64(0)
     trick = np.zeros(4, np.int64)
-    n = 0
+    n = np.int64(0)  # typed, not a literal: one specialisation of what it is passed to
     taken = np.zeros(2, np.int64)
     tricks = np.zeros(2, np.int64)
     values = np.empty(32, np.float64)
@@ -347,7 +347,7 @@ def play_out(deal, leader, play, bela_suits, shown, players, n_worlds, objective
                                truth, values, scratch)
             if c < 0:  # no world fits (an inference switched on wrongly): play as DD
                 c, worlds = decide(seat, own[seat], fixed, forbid, counts, gone, leader, trick,
-                                   n, play, ctx, 1, key, objective, decl_side, need, own,
+                                   n, play, ctx, np.int64(1), key, objective, decl_side, need, own,
                                    values, scratch)
         absent = shown_absent(c, trick, n, play.strength, play.above, play.rules)
         if n > 0 and absent != 0:
@@ -380,7 +380,7 @@ def play_out(deal, leader, play, bela_suits, shown, players, n_worlds, objective
             for i in range(4):
                 gone |= np.int64(1) << trick[i]
             leader = w
-            n = 0
+            n = np.int64(0)
         if record >= REC_DD:
             if own[0] | own[1] | own[2] | own[3] == 0:
                 dd_out[number] = taken[0]
