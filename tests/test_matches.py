@@ -574,7 +574,7 @@ def test_dp_agrees_with_the_simulated_matches(fitted):
     res = match_equity(rows, table.ruleset, 301, (careful.policy, bold.policy))
     assert res["regimes"] == 2
     check = simulated_vs_dp(res, wins)
-    assert abs(check["difference"]) < 3 * check["simulated_se"]
+    assert abs(check["difference"]) < 3 * check["simulated_se_unpaired"]
     eq = res["eq"]
     assert ((eq >= 0) & (eq <= 1)).all()
     assert len(OUTCOME_FIELDS) == rows.shape[1]

@@ -29,8 +29,8 @@ from bazarsim.rules.rulesets import (
 __all__ = ["Format", "app", "command", "emit_json", "emit_records", "fail", "load_ruleset",
            "parse_levels", "print_frequency_table", "split_list", "reflow", "DEFAULT_RULESET",
            "DEFAULT_SEED", "RulesetOpt", "OptionOpt", "FixOpt", "WhereOpt", "FormatOpt", "SeedOpt",
-           "DealerOpt", "KindsOpt", "BazarsimCommand", "BazarsimGroup", "ALIASES"]
-__all__ += ["echo_wrapped", "term_width"]
+           "DealerOpt", "KindsOpt", "seed_option", "parse_seed", "BazarsimCommand", "BazarsimGroup", "ALIASES"]
+__all__ += ["echo_wrapped", "term_width", "check_writable"]
 
 # Old spellings still accepted (hidden from --help): old -> the one name used everywhere.
 # An alias applies in a command that has the new name (see BazarsimCommand.parse_args).
@@ -166,8 +166,29 @@ WhereOpt = Annotated[
 ]
 FormatOpt = Annotated[Format, typer.Option(
     "--format", "-f", help="Output format: table, json, csv or md.", case_sensitive=False)]
-SeedOpt = Annotated[int, typer.Option("--seed", "-s", help="Seed (0 .. 2^64-1): the same seed "
-                                      "gives the same deals.")]
+def parse_seed(value) -> int:
+    """The one seed rule of every command: an integer 0 .. 2^64-1 (what the dealer's and
+    the samplers' 64-bit generators take), refused as a usage error otherwise."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        number = value
+    else:
+        try:
+            number = int(str(value).strip().replace("_", ""), 10)
+        except ValueError:
+            raise typer.BadParameter(f"{value!r} is not a seed: use an integer "
+                                     "0 .. 2^64-1") from None
+    if not 0 <= number < 2**64:
+        raise typer.BadParameter(f"{number} is not a seed: use an integer 0 .. 2^64-1")
+    return number
+
+
+def seed_option(what: str = "the same seed gives the same deals", *names: str):
+    """A ``--seed`` option (``-s``) of the one seed rule, its help saying what it fixes."""
+    return Annotated[int, typer.Option(*(names or ("--seed", "-s")), parser=parse_seed,
+                                       metavar="INTEGER", help=f"Seed (0 .. 2^64-1): {what}.")]
+
+
+SeedOpt = seed_option()
 DealerOpt = Annotated[str, typer.Option("--dealer", "-d", help="Dealer seat N E S W.")]
 
 
@@ -243,6 +264,18 @@ def _quiet_stdout() -> None:
 
 def load_ruleset(name: str, options: list[str] | None) -> Ruleset:
     return get_ruleset(name, **parse_option_assignments(options))
+
+
+def check_writable(path, option: str) -> None:
+    """Refuse, before any work, a file to write that cannot be: a directory, or a file in a
+    directory that does not exist."""
+    from pathlib import Path
+
+    p = Path(path)
+    if p.is_dir():
+        raise BazarsimError(f"{option} {path}: a directory, not a file", str(path))
+    if not p.parent.is_dir():
+        raise BazarsimError(f"{option} {path}: no directory {str(p.parent)!r}", str(path))
 
 
 def fail(message: str, code: int = 2) -> None:

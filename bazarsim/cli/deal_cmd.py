@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from bazarsim.cli.common import FixOpt, WhereOpt, command, emit_json
+from bazarsim.cli.common import FixOpt, WhereOpt, command, emit_json, parse_seed
 from bazarsim.core.cards import SEAT_NAMES, SEATS, SUIT_SYMBOLS, format_deal, parse_deal, suit_byte
 from bazarsim.core.errors import BazarsimError
 from bazarsim.deals.constraints import parse_constraints
@@ -48,9 +48,9 @@ def deal_command(
     number: Annotated[str | None, typer.Argument(
         help=f"A deal number 0 .. {N_DEALS - 1}, or a PBN deal 'N:<hand> <hand> <hand> "
         "<hand>' to get its number.", show_default=False)] = None,
-    seed: Annotated[int | None, typer.Option("--seed", "-s", help="Seed of a simulation "
-                                             f"(default {DEFAULT_SEED} without NUMBER).",
-                                             show_default=False)] = None,
+    seed: Annotated[int | None, typer.Option(
+        "--seed", "-s", parser=parse_seed, metavar="INTEGER", help="Seed of a simulation (0 .. 2^64-1; "
+        f"default {DEFAULT_SEED} without NUMBER).", show_default=False)] = None,
     index: Annotated[int, typer.Option("--index", "-i", help="Deal index within the seed.")]
     = 0,
     count: Annotated[int, typer.Option("--deals", "-n", help="Show this many consecutive "

@@ -4,6 +4,7 @@ matches to the target, and the match equity they imply."""
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 from pathlib import Path
 from typing import Annotated
 
@@ -14,17 +15,21 @@ from bazarsim.cli.common import (
     Format,
     FormatOpt,
     OptionOpt,
+    check_writable,
     RulesetOpt,
-    SeedOpt,
+    seed_option,
     command,
     emit_json,
+    echo_wrapped,
     emit_records,
     load_ruleset,
     lower,
     term_width,
 )
 from bazarsim.cli.progress import deal_progress, prepare_solver
+from bazarsim.core.contracts import KIND_NAMES
 from bazarsim.core.errors import BazarsimError
+from bazarsim.analysis.bids import PLAYS, check_play
 from bazarsim.deals.generator import DEFAULT_SEED
 from bazarsim.engine.run import run_simulation
 from bazarsim.engine.simulation import Simulation, ruleset_from_params
@@ -35,6 +40,7 @@ from bazarsim.matches.policy import builtin_policies, keys_help, load_policy, po
 from bazarsim.matches.run import (
     DEFAULT_CHUNK,
     PlayoffSpec,
+    check_run,
     read_playoff,
     run_playoff,
     scoring_ruleset,
@@ -48,7 +54,8 @@ from bazarsim.report.matches import (
     playoff_records,
 )
 from bazarsim.rules.match import Match
-from bazarsim.store.parts import missing_ranges, read_manifest_or_none
+from bazarsim.rules.rulesets import get_ruleset
+from bazarsim.store.parts import missing_ranges, read_manifest, read_manifest_or_none
 
 DEFAULT_MATCH_DEALS = 20_000
 DEFAULT_PAIRS = 1000
@@ -72,6 +79,7 @@ WorkersOpt = Annotated[int | None, typer.Option(
 SchedulerOpt = Annotated[str | None, typer.Option(
     "--scheduler", help="Run the chunks on this dask.distributed scheduler (workers must "
     "reach --dataset and the model by the same paths).")]
+MatchSeedOpt = seed_option("the same seed draws the same deals for the same matches")
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
 
 
@@ -81,7 +89,7 @@ def fit_command(
     out: Annotated[Path, typer.Option("--out", help="Model file to write (JSON).")],
     play: PlayOpt = "dd",
     prior: Annotated[float, typer.Option(
-        "--prior", min=0.0, help="Pseudo-deals a class borrows from its parent class.")] = 20.0,
+        "--prior", help="Pseudo-deals a class borrows from its parent class (> 0).")] = 20.0,
     fmt: FormatOpt = Format.table,
 ) -> None:
     """Fit the hand model bidding policies use, from a solved dataset.
@@ -94,6 +102,7 @@ def fit_command(
     fitted on every deal. Example: bazarsim fit runs/match-deals-bazar-7-20000 --out
     model.json
     """
+    check_writable(out, "--out")
     model, cal = fit_model(directory, play=play, prior=prior)
     model.save(out)
     if fmt == Format.json:
@@ -145,9 +154,13 @@ def policy_command(
                  notes=[f"{p.name}: {p.description}" for p in policies if p.description])
 
 
+def default_deals_path(ruleset, seed: int) -> Path:
+    return Path("runs") / f"match-deals-{ruleset.name}-{seed}-{DEFAULT_MATCH_DEALS}"
+
+
 def default_deals(ruleset, seed: int, quiet: bool) -> Path:
     """The default deal source: DEFAULT_MATCH_DEALS DD-solved deals, simulated once."""
-    out = Path("runs") / f"match-deals-{ruleset.name}-{seed}-{DEFAULT_MATCH_DEALS}"
+    out = default_deals_path(ruleset, seed)
     if read_manifest_or_none(out) is None or missing_ranges(out, 0, DEFAULT_MATCH_DEALS):
         sim = Simulation(deals=DEFAULT_MATCH_DEALS, seed=seed, ruleset=ruleset, dd=True,
                          columns="lean")
@@ -160,38 +173,76 @@ def default_deals(ruleset, seed: int, quiet: bool) -> Path:
 def setup_playoff(a: str, b: str, dataset: Path | None, model: Path | None, play: str,
                   ruleset: str, option: list[str] | None, seed: int, target: int | None,
                   pairs: int, out: Path | None, quiet: bool) -> tuple[PlayoffSpec, Path]:
-    """The play-off's spec and run directory: dataset (simulated when not given), model
-    (fitted when not given), policies and target, every input checked."""
+    """The play-off's spec and run directory: every input checked before anything is
+    written (a typo leaves nothing behind), then the dataset simulated and the model fitted
+    where they were not given."""
     pa, pb = load_policy(a), load_policy(b)
+    named = get_ruleset(ruleset)  # an unknown name is refused as such
+    if str(play) not in PLAYS:
+        raise BazarsimError(f"--play {play!r}: use dd (double dummy) or sd (single dummy)",
+                            str(play))
     scoring = list(option or [])
     bad = [o for o in scoring if not o.strip().lower().startswith("scoring.")]
     if bad:
         raise BazarsimError(f"-o {bad[0]!r}: a match may change scoring options only (the "
                             "deals were solved under the dataset's rules)", bad[0])
     if dataset is None:
-        dataset = default_deals(load_ruleset(ruleset, None), DEFAULT_SEED, quiet)
-    manifest = read_manifest_or_none(dataset)
-    if manifest is None:
-        raise BazarsimError(f"{dataset} is not a bazarsim dataset (no manifest): simulate one "
-                            "with bazarsim simulate --dd")
-    rs = ruleset_from_params(manifest)
-    if ruleset != DEFAULT_RULESET and ruleset != rs.name:
-        raise BazarsimError(f"--ruleset {ruleset}: {dataset} holds {rs.name} deals")
+        if play != "dd":
+            raise BazarsimError("--play sd: the default deals are solved double dummy; give "
+                                "--dataset, a dataset simulated with --sd", "sd")
+        rs = named
+    else:
+        manifest = read_manifest(dataset)
+        check_play(manifest, play, dataset)
+        rs = ruleset_from_params(manifest)
+        if ruleset != DEFAULT_RULESET and ruleset != rs.name:
+            raise BazarsimError(f"--ruleset {ruleset}: {dataset} holds {rs.name} deals, "
+                                f"not {ruleset} (leave -r out: a match takes the dataset's "
+                                "rules)", ruleset)
     rs = scoring_ruleset(rs, scoring)
-    target = target or rs.scoring.target
+    target = rs.scoring.target if target is None else target
     Match(rs, target)  # a target the ruleset allows
-    given = f"-{Path(model).stem}" if model is not None else ""
-    stem = f"{pa.name}-{pb.name}-{Path(dataset).name}{given}-{target}-{seed}"
+    if model is not None:
+        HandModel.load(model, rs)  # readable, and fitted for these rules
+    source = dataset or default_deals_path(rs, DEFAULT_SEED)
+    stem = run_stem(pa, pb, source, model, play, target, seed, scoring)
     out = out or Path("runs") / f"match-{stem}"
-    out.mkdir(parents=True, exist_ok=True)
-    if model is None:
-        model = out / "model.json"
-        if not model.exists():
-            fit_model(dataset, play=play)[0].save(model)
-    spec = PlayoffSpec(str(dataset), str(model), pa, pb, seed, target, play, pairs,
+    model_path = model if model is not None else out / "model.json"
+    spec = PlayoffSpec(str(source), str(model_path), pa, pb, seed, target, play, pairs,
                        tuple(scoring))
-    HandModel.load(model, rs)  # fitted for these rules
+    check_run(out, spec)  # a directory holding another play-off is refused here
+    if dataset is None:
+        default_deals(rs, DEFAULT_SEED, quiet)
+    out.mkdir(parents=True, exist_ok=True)
+    if model is None and not model_path.exists():
+        fit_model(source, play=play)[0].save(model_path)
     return spec, out
+
+
+def run_stem(pa, pb, dataset: Path, model: Path | None, play: str, target: int, seed: int,
+             scoring: list[str]) -> str:
+    """The default run directory's name: every parameter the play-off's rows depend on
+    (policies, dataset, model, play, target, seed, scoring options), so that two different
+    play-offs never share one."""
+    given = f"-{Path(model).stem}" if model is not None else ""
+    stem = f"{pa.name}-{pb.name}-{Path(dataset).name}{given}-{play}-{target}-{seed}"
+    if scoring:
+        digest = hashlib.sha256("\n".join(sorted(o.strip() for o in scoring)).encode())
+        stem += f"-o{digest.hexdigest()[:8]}"
+    return stem
+
+
+def kinds_note(spec: PlayoffSpec) -> str | None:
+    """The line that says so when the dataset solved only some of the ruleset's kinds: the
+    policies then bid only those (never silently)."""
+    rs = spec_ruleset(spec)
+    have = list(read_manifest(spec.dataset)["kinds"])
+    every = [KIND_NAMES[k] for k in rs.kinds]
+    if set(have) >= set(every):
+        return None
+    return (f"contracts: {' '.join(have)} only: {spec.dataset} solved no other kind, so the "
+            f"policies bid only {'it' if len(have) == 1 else 'these'} ({rs.name} has "
+            f"{' '.join(every)})")
 
 
 def _engine(workers, scheduler):
@@ -216,7 +267,7 @@ def match_command(
     b: Annotated[str, typer.Argument(help="Policy B.")],
     target: TargetOpt = None,
     pairs: PairsOpt = DEFAULT_PAIRS,
-    seed: SeedOpt = DEFAULT_SEED,
+    seed: MatchSeedOpt = DEFAULT_SEED,
     dataset: DatasetOpt = None,
     play: PlayOpt = "dd",
     model: ModelOpt = None,
@@ -249,13 +300,16 @@ def match_command(
     an, bn = spec.a.name, spec.b.name
     if an == bn:
         an, bn = f"{an} (A)", f"{bn} (B)"
+    note = kinds_note(spec)
     if fmt == Format.json:
         emit_json({"a": spec.a.name, "b": spec.b.name, "dataset": spec.dataset,
-                   "play": spec.play, "seed": spec.seed, "out": str(out), **s})
+                   "play": spec.play, "seed": spec.seed, "out": str(out),
+                   "kinds": list(read_manifest(spec.dataset)["kinds"]), **s})
         return
     emit_records(playoff_records(s, an, bn), fmt,
                  title=f"{an} against {bn}: matches to {spec.target}, seed {spec.seed} "
-                 f"({spec.play.upper()} results of {spec.dataset})")
+                 f"({spec.play.upper()} results of {spec.dataset})",
+                 notes=[note] if note else None)
     emit_records(contract_records(s, an, bn), fmt, title="contracts")
     emit_records(band_records(s, an, bn), fmt, title="by score at the deal (A's lead)")
     typer.echo(f"run directory: {out}")
@@ -270,7 +324,7 @@ def equity_command(
         "--against", help="Its opponent in those matches (default: itself).")] = None,
     target: TargetOpt = None,
     pairs: PairsOpt = DEFAULT_PAIRS,
-    seed: SeedOpt = DEFAULT_SEED,
+    seed: MatchSeedOpt = DEFAULT_SEED,
     dataset: DatasetOpt = None,
     play: PlayOpt = "dd",
     model: ModelOpt = None,
@@ -302,6 +356,8 @@ def equity_command(
 
     Example: bazarsim equity --from careful -m 5000 --to 301
     """
+    if policy_out is not None:
+        check_writable(policy_out, "--policy-out")
     spec, out = setup_playoff(from_, against or from_, dataset, model, play, ruleset, option,
                               seed, target, pairs, out, quiet or fmt != Format.table)
     wins, rows = _play(spec, out, DEFAULT_CHUNK, _engine(workers, scheduler),
@@ -321,7 +377,8 @@ def equity_command(
         policy_out.write_text(policy_toml(policy))
     if fmt == Format.json:
         emit_json({"from": spec.a.name, "against": spec.b.name, "target": spec.target,
-                   "out": str(out), "check": check, "deals": result["deals"],
+                   "out": str(out), "check": check,
+                   "kinds": list(read_manifest(spec.dataset)["kinds"]), "deals": result["deals"],
                    "pad": result["pad"], "step": step, "grid": grid,
                    "equity": eq.round(4).tolist(),
                    "equity_by_dealer": {"a_deals_next": by_dealer[..., 1].round(4).tolist(),
@@ -333,7 +390,10 @@ def equity_command(
         return
     typer.echo(f"Match equity to {spec.target} ({rs.name}), from {check['matches']:,} "
                f"matches of {spec.a.name} against {spec.b.name}")
-    emit_records([{"P(A wins) from 0:0": "simulated",
+    note = kinds_note(spec)
+    if note:
+        echo_wrapped(note)
+    emit_records([{"P(A wins) from 0:0": "simulated (± paired SE, as match prints it)",
                    "value %": f"{100 * check['simulated']:.2f} ± "
                               f"{100 * check['simulated_se']:.2f}"},
                   {"P(A wins) from 0:0": "dynamic programming",

@@ -15,7 +15,7 @@ from bazarsim.cli.common import (
     FormatOpt,
     OptionOpt,
     RulesetOpt,
-    SeedOpt,
+    seed_option,
     command,
     emit_json,
     emit_records,
@@ -72,7 +72,8 @@ def play_command(
     contra: Annotated[str, typer.Option(
         "--contra", callback=lower, help="none, x (contra'd) or xx (recontra'd).")] = "none",
     dealer: DealerOpt = "N",
-    seed: SeedOpt = DEFAULT_SEED,
+    seed: seed_option("the same seed samples the same worlds, so plays the same cards")
+    = DEFAULT_SEED,
     ruleset: RulesetOpt = DEFAULT_RULESET,
     option: OptionOpt = None,
     fmt: FormatOpt = Format.table,

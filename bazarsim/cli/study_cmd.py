@@ -16,6 +16,7 @@ from bazarsim.cli.common import (
     KindOpt,
     app,
     command,
+    seed_option,
     term_width,
 )
 from bazarsim.cli.report_cmd import HtmlDataOpt, check_html_data
@@ -32,8 +33,8 @@ DirArg = Annotated[str, typer.Argument(help="Dataset written by simulate --dd (o
 LevelOpt = Annotated[int | None, typer.Option(
     "--level", help="The bid's level, e.g. 9 (default: the lowest legal; none in belote-fr "
     "and bela-hr).")]
-SeedOpt = Annotated[int, typer.Option("--seed", "-s", help="Seed of the bootstrap or of the "
-                                      "halves of the cross-fit (same seed, same numbers).")]
+SeedOpt = seed_option("of the bootstrap or of the halves of the cross-fit (same seed, "
+                      "same numbers)")
 HtmlOpt = Annotated[str | None, typer.Option(
     "--html", help="Also write a coach's page (.html) with the figures and tables.")]
 

@@ -287,9 +287,11 @@ def simulated_vs_dp(result: dict, wins: np.ndarray) -> dict:
     a_first = np.stack([(first % 2) == 0, (first % 2) == 1], 1)  # A at N-S, then at E-W
     dp = start_equity(result, a_first.ravel())
     sim = float(wins.mean())
-    se = math.sqrt(max(sim * (1 - sim), 1e-12) / wins.size)
-    return {"matches": int(wins.size), "simulated": sim, "simulated_se": se, "dp": dp,
-            "difference": sim - dp}
+    # paired, as bazarsim match prints it: a pair's two matches share their deals
+    paired = float(wins.mean(axis=1).std(ddof=1) / math.sqrt(pairs)) if pairs > 1 else 0.0
+    unpaired = math.sqrt(max(sim * (1 - sim), 1e-12) / wins.size)
+    return {"matches": int(wins.size), "simulated": sim, "simulated_se": paired,
+            "simulated_se_unpaired": unpaired, "dp": dp, "difference": sim - dp}
 
 
 def equity_maps(outcomes: np.ndarray, wins: np.ndarray, rs: Ruleset, target: int, policies,

@@ -248,6 +248,9 @@ def _rows_by_deal_kind(study):
 def fit_model(out: str | Path, play: str = "dd", prior: float = DEFAULT_PRIOR,
               seed: int = 0, progress=None) -> tuple[HandModel, dict]:
     """Fit the model on a solved dataset and measure its calibration on held-out deals."""
+    if not (isinstance(prior, int | float) and 0 < prior < float("inf")):
+        raise BazarsimError(f"--prior {prior}: pseudo-deals must be a number > 0 (a class "
+                            "without deals takes its parent's rate through them)", str(prior))
     study = open_study(out, play=play)
     rs = study.ruleset
     n_bids = len(model_bids(rs, rs.kinds[0]))

@@ -127,20 +127,33 @@ def _part_table(wins: np.ndarray, rows: np.ndarray, start: int, end: int) -> pa.
                                       "bazarsim": __version__})
 
 
+def check_run(out: Path, spec: PlayoffSpec) -> bool:
+    """Whether ``out`` already holds this play-off (False: nothing there yet); a directory
+    holding another one, or something else, is refused."""
+    out = Path(out)
+    path = out / SPEC_FILE
+    if out.exists() and not out.is_dir():
+        raise BazarsimError(f"--out {out}: a file, not a run directory", str(out))
+    if not path.exists():
+        return False
+    try:
+        old = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        raise BazarsimError(f"{out} holds an unreadable {SPEC_FILE} ({exc}): choose another "
+                            "--out", str(out)) from None
+    new = json.loads(json.dumps(spec.identity()))  # as it reads back from the file
+    if old != new:
+        diff = sorted(k for k in set(old) | set(new) if old.get(k) != new.get(k))
+        raise BazarsimError(f"{out} holds another play-off (it differs in "
+                            f"{', '.join(diff)}): choose another --out", str(out))
+    return True
+
+
 def prepare_run(out: Path, spec: PlayoffSpec) -> None:
     """Create the run directory or check that it holds this same play-off."""
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / SPEC_FILE
-    ident = spec.identity()
-    if path.exists():
-        old = json.loads(path.read_text())
-        new = json.loads(json.dumps(ident))  # as it reads back from the file
-        if old != new:
-            diff = sorted(k for k in set(old) | set(new) if old.get(k) != new.get(k))
-            raise BazarsimError(f"{out} holds another play-off (it differs in "
-                                f"{', '.join(diff)}): choose another --out")
-    else:
-        atomic_write_bytes(path, json.dumps(ident, indent=1).encode())
+    if not check_run(out, spec):
+        out.mkdir(parents=True, exist_ok=True)
+        atomic_write_bytes(out / SPEC_FILE, json.dumps(spec.identity(), indent=1).encode())
     remove_temp_files(out)
 
 

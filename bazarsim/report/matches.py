@@ -40,13 +40,21 @@ def playoff_records(s: dict, a: str, b: str) -> list[dict]:
          "note": f"over {s['pairs']:,} pairs ({s['matches']:,} matches)"},
         {"figure": "unpaired SE", "value": f"{percent(s['se_unpaired'], '.2f')} pp",
          "note": "the same matches counted as independent"},
-        {"figure": "variance reduction", "value": f"{s['variance_reduction']:.2f}x",
-         "note": "unpaired variance / paired variance"},
+        variance_record(s),
         {"figure": f"{a} points per deal", "value": f"{s['a_points_per_deal']:+.1f}",
          "note": f"minus {b}'s; SE {s['se_points_per_deal']:.1f}"},
         {"figure": "deals per match", "value": f"{s['deals_per_match']:.2f}",
          "note": f"quartiles {q[0]:g} / {q[1]:g} / {q[2]:g}"},
     ]
+
+
+def variance_record(s: dict) -> dict:
+    """The pairing's gain; none to show where every pair split 1-1 (paired SE 0)."""
+    if s["variance_reduction"] is None:
+        return {"figure": "variance reduction", "value": "-",
+                "note": "paired SE 0: every pair split its two matches 1-1"}
+    return {"figure": "variance reduction", "value": f"{s['variance_reduction']:.2f}x",
+            "note": "unpaired variance / paired variance"}
 
 
 def contract_records(s: dict, a: str, b: str) -> list[dict]:
@@ -125,8 +133,10 @@ def playoff_page(out: str, title: str | None = None):
     page.paragraph(f"{a} wins {100 * s['a_win']:.1f} % of the matches (95 % interval "
                    f"{100 * lo:.1f}-{100 * hi:.1f} %, paired standard error "
                    f"{100 * s['se_paired']:.2f} pp; counted as unpaired matches it would be "
-                   f"{100 * s['se_unpaired']:.2f} pp: the pairing divides the variance by "
-                   f"{s['variance_reduction']:.2f}).")
+                   f"{100 * s['se_unpaired']:.2f} pp" + (
+                       f": the pairing divides the variance by {s['variance_reduction']:.2f})."
+                       if s["variance_reduction"] is not None else
+                       "; every pair split its two matches 1-1, so the paired error is 0)."))
     summary = [{"a_win": s["a_win"], "ci_low": lo, "ci_high": hi, "se_paired": s["se_paired"],
                 "se_unpaired": s["se_unpaired"], "variance_reduction": s["variance_reduction"],
                 "a_points_per_deal": s["a_points_per_deal"],
@@ -162,7 +172,10 @@ def playoff_page(out: str, title: str | None = None):
     page.figure("equity", figures.heatmap(
         "equity", f"P({a} wins), %", f"{b}'s score", f"{a}'s score", labels, labels,
         eq.tolist(), label="P(A wins), %"),
-        f"Rows: {a}'s score; columns: {b}'s (bins of {step}); mean over who deals next.")
+        f"Rows: {a}'s score; columns: {b}'s (bins of {step}); mean over who deals next. "
+        "The map need not rise with every point: where a policy's score rule switches on, "
+        "that policy bids differently from there, and a step across that line can lower "
+        "P(A wins). That is the policy, not noise.")
     page.table("equity", "Match equity (P(A wins))", [Column("a", f"{a}'s score", count)]
                + [Column(str(g), str(g), pct(1)) for g in grid],
                [{"a": g, **{str(h): float(eq[i, j]) for j, h in enumerate(grid)}}

@@ -1,13 +1,16 @@
 """Rulesets as data: card order and points, legal-play flags, declarations, auction, scoring.
 
-Each ruleset is a frozen :class:`Ruleset` built from four named parts. Every choice that
-RULES.md marks as ambiguous is a named field with a documented default; change one with
-:meth:`Ruleset.with_options` (CLI: ``--option part.field=value``). Kernels never look at
-the ruleset's name: :mod:`bazarsim.rules.compiled` turns a ruleset into the
-compiled rules (arrays and flags) that kernels read.
+Each ruleset is a frozen :class:`Ruleset` built from four named parts. Every point where
+the sources disagree or are silent is a named field marked ambiguous, with a documented
+default; change one with :meth:`Ruleset.with_options` (CLI: ``--option part.field=value``).
+Kernels never look at the ruleset's name: :mod:`bazarsim.rules.compiled` turns a ruleset
+into the compiled rules (arrays and flags) that kernels read.
 
-Sources (``../shared/seeds``): 000 Bazar belot house code, 001 Bazar Blot club rules,
-002 card/combination values, 003 French belote, 004 Croatian Bela.
+The rules, the sources and every option are written up in docs/rules.md; the sources, as
+the option docs name them: the Ukrainian house code (of bazar belot), the Armenian club
+rules (of Bazar Blot), the values table (card and declaration values for Bazar-Belot),
+the article on belote variants (French four-player belote) and the Bela description
+(Croatian Bela).
 """
 
 from __future__ import annotations
@@ -65,13 +68,14 @@ class CardRules:
 
 @dataclass(frozen=True)
 class PlayRules:
-    """Legal-play duties (RULES.md section 3). VK: every lead counts as a trump lead."""
+    """Legal-play duties (docs/rules.md, Legal play). VK: every lead counts as a trump lead."""
 
     overtake_on_trump_lead: bool = opt(
         True,
         "following a trump lead (any lead in VK), play higher than the trick's best if able. "
-        "true: 000 ('при ході в козирну масть треба класти старше'); false: 001's 'кладёт её "
-        "(не обязательно старшую)' (not necessarily the highest) read as covering trump leads",
+        "true: the Ukrainian house code ('при ході в козирну масть треба класти старше'); "
+        "false: the Armenian club rules' 'кладёт её (не обязательно старшую)' (not "
+        "necessarily the highest) read as covering trump leads",
     )
     overtake_on_plain_lead: bool = opt(
         False, "following a plain-suit lead, play higher than the trick's best if able (bela-hr)"
@@ -92,13 +96,13 @@ class PlayRules:
 
 @dataclass(frozen=True)
 class DeclarationRules:
-    """Declarations (RULES.md section 4)."""
+    """Declarations (docs/rules.md, Declarations)."""
 
     sequence_values: tuple = opt((20, 50, 100), "terz (3), fifty (4), quint (5 or more) values")
     eight_card_sequence: str = opt(
         "quint",
         "an 8-card run: one quint (100, ranked as 8 long) or quint + terz "
-        "(120, ranked as a 5-card quint) - 002",
+        "(120, ranked as a 5-card quint) - the values table",
         ("quint", "quint_plus_terz"),
         ambiguous=True,
     )
@@ -122,7 +126,7 @@ class DeclarationRules:
     bela_every_suit_in_vk: bool = opt(True, "in VK each suit's K+Q is a bela")
     vk_bela_only_when_led: bool = opt(
         False,
-        "VK bela counts only when its suit is led or its holder leads it (002)",
+        "VK bela counts only when its suit is led or its holder leads it (the values table)",
         ambiguous=True,
     )
     count_all_of_winner: bool = opt(
@@ -132,7 +136,7 @@ class DeclarationRules:
 
 @dataclass(frozen=True)
 class AuctionRules:
-    """The auction (RULES.md section 5; belote-fr 003, bela-hr 004)."""
+    """The auction (docs/rules.md, The auction)."""
 
     style: str = opt(
         "bazar",
@@ -173,16 +177,17 @@ class AuctionRules:
     belote_games_after_redouble: bool = opt(
         False,
         "belote auction: after a redouble a player who has not passed, doubled or "
-        "redoubled may still name a higher game (true: 003 read literally, 'a player who "
-        "has not said pass, double or redouble may name a higher game'; false: a redouble "
-        "closes the naming of games, as recontra does in bazar; 003 is silent)",
+        "redoubled may still name a higher game (true: the article on belote variants read "
+        "literally, 'a player who has not said pass, double or redouble may name a higher "
+        "game'; false: a redouble closes the naming of games, as recontra does in bazar; "
+        "the article is silent)",
         ambiguous=True,
     )
 
 
 @dataclass(frozen=True)
 class ScoringRules:
-    """Deal scoring and match end (RULES.md section 6). ``scheme`` names the formula family."""
+    """Deal scoring and match end (docs/rules.md, Scoring). ``scheme`` names the formula family."""
 
     scheme: str = opt(
         "bazar", "formula family", ("bazar", "bazar-blot", "belote-fr", "bela-hr")
@@ -197,7 +202,8 @@ class ScoringRules:
     vk_deal_value: int = opt(26, "big points for a VK deal (258 small points)")
     capot_value: int = opt(25, "big points for a capot deal (instead of 16)")
     vk_capot_value: int = opt(
-        35, "big points for a VK capot: 26 + the capot's 9 (RULES.md is silent)", ambiguous=True
+        35, "big points for a VK capot: 26 + the capot's 9 (the sources are silent)",
+        ambiguous=True,
     )
     capot_bonus: int = opt(
         90, "small points the side taking every trick adds (162 -> 252; belote-fr 100)"
@@ -205,16 +211,18 @@ class ScoringRules:
     capot_bonus_counts_for_level: bool = opt(
         False,
         "bazar, bazar-blot: bidders who take every trick count the capot bonus toward the "
-        "bid's 10 x level (a capot counts 252). false: RULES.md section 5, the level is met "
-        "by cards + last trick + declarations + bela; true: 001's 'вместо 16-и в базе 25 "
-        "(то есть +90 очков бонуса)' read as 90 points the bidders took",
+        "bid's 10 x level (a capot counts 252). false: as the bid promises, the level is "
+        "met by cards + last trick + declarations + bela; true: the Armenian club rules' "
+        "'вместо 16-и в базе 25 (то есть +90 очков бонуса)' read as 90 points the bidders "
+        "took",
         ambiguous=True,
     )
     failed_capot_base: int = opt(
         25,
         "bazar, bazar-blot: base of a failed capot bid when no side took every trick. "
         "25: the capot base (capot_value, VK vk_capot_value; small points: + capot_bonus), "
-        "as the bid was a capot (001: 'вместо 16-и в базе используется 25'); 16: the plain "
+        "as the bid was a capot (the Armenian club rules: 'вместо 16-и в базе используется "
+        "25'); 16: the plain "
         "deal base (deal_value, VK vk_deal_value; small points: the deal's 162/258), as "
         "no capot was taken (bazar-blot, 9H-CAPOT failed: defenders 9 + 25 = 34, or 9 + 16 = 25)",
         (25, 16),
@@ -238,8 +246,9 @@ class ScoringRules:
     )
     trickless_declarations: str = opt(
         "keep",
-        "declarations (and bela) of a side that took no trick: kept, void (belote-fr 003), "
-        "or given to the side that took every trick (bela-hr 004)",
+        "declarations (and bela) of a side that took no trick: kept, void (belote-fr, the "
+        "article on belote variants), or given to the side that took every trick (bela-hr, "
+        "the Bela description)",
         ("keep", "void", "to_capot_side"),
         ambiguous=True,
     )
@@ -270,16 +279,18 @@ class ScoringRules:
     failed_bidders_cannot_win: bool = opt(
         False,
         "a side that reaches the target on a deal where it failed its contract does not "
-        "win on that deal (001)",
+        "win on that deal (the Armenian club rules)",
     )
     capot_ends_match_only_if_bid_contra_made: bool = opt(
         False, "a deal with a capot ends the match only if the capot was bid, contra'd and made"
     )
     reverse_capot_loses_match: bool = opt(
-        False, "bidders who take no trick lose the match at once (001)"
+        False, "bidders who take no trick lose the match at once (the Armenian club rules)"
     )
     eight_of_a_suit_wins_match: bool = opt(
-        False, "all 8 cards of one suit in one hand win the match at the end of the deal (004)"
+        False,
+        "all 8 cards of one suit in one hand win the match at the end of the deal (the Bela "
+        "description)",
     )
 
 
@@ -403,7 +414,9 @@ def _coerce(value: Any, current: Any, key: str) -> Any:
             raise ValueError
         if isinstance(current, int):
             return int(text)
-        if isinstance(current, tuple):
+        if isinstance(current, tuple):  # "101,301"; "" (or "none"): the empty tuple
+            if text.lower() in ("", "none"):
+                return ()
             return tuple(int(x) for x in text.split(","))
     except ValueError:
         raise RulesetError(
@@ -414,25 +427,34 @@ def _coerce(value: Any, current: Any, key: str) -> Any:
 
 # --------------------------------------------------------------------------- registry
 
+# The source documents, by what they are (docs/rules.md, Sources).
+SOURCES = {
+    "house": "a Ukrainian house code of bazar belot",
+    "club": "an Armenian club's rules of Bazar Blot",
+    "values": "a Russian table of card and declaration values for Bazar-Belot",
+    "belote": "a Russian article on belote variants (French four-player belote)",
+    "bela": "a description of Croatian Bela",
+}
+
 _BAZAR = Ruleset(
     name="bazar",
     description="Bazar belot, Ukrainian house code: 8 cards at once, numeric bazar, 301.",
-    sources=("000", "002"),
+    sources=(SOURCES["house"], SOURCES["values"]),
 )
 
 _BAZAR_BLOT = dataclasses.replace(
     _BAZAR,
     name="bazar-blot",
     description="Bazar Blot, Armenian club rules: no VK, scores in sai (tens), to 101.",
-    sources=("001", "002"),
+    sources=(SOURCES["club"], SOURCES["values"]),
     kinds=(0, 1, 2, 3, BK),
     play=PlayRules(undertrump_required=True),
     notes=(
         (
             "play.overtake_on_trump_lead",
-            "open in 001, which only says the led suit is played 'не обязательно старшую' "
-            "(not necessarily the highest); default true, as 000 and the club engines "
-            "(RULES.md section 3)",
+            "open in 001 (the Armenian club rules), which only says the led suit is played "
+            "'не обязательно старшую' (not necessarily the highest); default true, as the "
+            "Ukrainian house code and the club engines (docs/rules.md, Legal play)",
         ),
     ),
     scoring=ScoringRules(
@@ -451,7 +473,7 @@ _BELOTE_FR = dataclasses.replace(
     _BAZAR,
     name="belote-fr",
     description="French four-player belote: 5+3 deal, name a game, double/redouble, 1001.",
-    sources=("003",),
+    sources=(SOURCES["belote"],),
     deal_pattern="5+3",
     play=PlayRules(undertrump_required=True),
     declarations=DeclarationRules(
@@ -475,7 +497,7 @@ _BELA_HR = dataclasses.replace(
     _BAZAR,
     name="bela-hr",
     description="Croatian Bela: 6 seen + 2 hidden, one call each, suits only, 1001.",
-    sources=("004",),
+    sources=(SOURCES["bela"],),
     kinds=(0, 1, 2, 3),
     deal_pattern="6+2",
     play=PlayRules(
