@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from bazarsim.analysis.bids import (
+    beyond_cards_note,
     check_bid_options,
     declarer_outcome,
     play_name,
@@ -105,7 +106,8 @@ def bias_table(out: str | Path, kinds: list[str] | None = None,
             for j, bid in enumerate(bids)]
     return {"dataset": str(out), "ruleset": rs.name, "deals": deals,
             "dd": play_name("dd", manifest), "sd": play_name("sd", manifest),
-            "confidence": confidence, "rows": [r for r in rows if r["n"]]}
+            "confidence": confidence, "rows": [r for r in rows if r["n"]],
+            "beyond_cards": beyond_cards_note(rs, bids)}
 
 
 def _row(bid, s: dict, confidence: float) -> dict:

@@ -109,6 +109,18 @@ def check_bid_options(rs: Ruleset, contra: str, levels: list[int] | None) -> int
     return CONTRAS[contra]
 
 
+def beyond_cards_note(rs: Ruleset, bids) -> str | None:
+    """The line that says so when bids above the cards' points were asked for: their rows
+    are (nearly) all failures, and that is the game, not a fault of the table."""
+    over = [b for b in bids if not b.capot and b.level * 10 > rs.total_points(b.kind)]
+    if not over:
+        return None
+    totals = sorted({rs.total_points(b.kind) for b in over})
+    return (f"{', '.join(b.label for b in over)}: above the {' or '.join(map(str, totals))} "
+            "points the cards hold (last trick included): only declarations and bela can "
+            "make them")
+
+
 def ruleset_bids(rs: Ruleset, kinds: tuple[int, ...], levels: list[int] | None = None,
                  capot: bool = True) -> list[Bid]:
     """Every bid of the kinds: levels from the lowest legal one to the deal total / 10
@@ -123,8 +135,10 @@ def ruleset_bids(rs: Ruleset, kinds: tuple[int, ...], levels: list[int] | None =
         high = rs.auction.max_level or rs.total_points(kind) // 10
         for level in levels if levels is not None else range(low, high + 1):
             if level < low or (rs.auction.max_level and level > rs.auction.max_level):
+                span = (f"levels {low}..{high}" if rs.auction.max_level else
+                        f"levels from {low} up; {rs.name} has no highest level")
                 raise BazarsimError(f"level {level} is not a bid in ruleset {rs.name} "
-                                    f"(levels {low}..{high})", str(level))
+                                    f"({span})", str(level))
             bids.append(Bid(kind, level))
         if capot and rs.auction.capot_bids:
             bids.append(Bid(kind, low, capot=True))

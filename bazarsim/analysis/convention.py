@@ -40,7 +40,13 @@ from pathlib import Path
 import numpy as np
 
 from bazarsim.analysis.bids import FEATURES
-from bazarsim.analysis.threshold import bid_outcomes, deal_hash, isotonic_fit, open_bid_study
+from bazarsim.analysis.threshold import (
+    bid_outcomes,
+    check_some_made,
+    deal_hash,
+    isotonic_fit,
+    open_bid_study,
+)
 from bazarsim.core.contracts import KIND_NAMES
 from bazarsim.core.errors import BazarsimError
 from bazarsim.deals.generator import DEFAULT_SEED
@@ -344,6 +350,8 @@ def convention_study(out: str | Path, kind: str | None, formulas: list[str] | No
         for (_name, formula), vc in zip(counts, tables, strict=True):
             vc.add(formula.evaluate(feature), group, fold, made.astype(np.int64))
     (bid,) = study.bids
+    check_some_made(study, int(tables[0].counts[..., 1].sum()), int(tables[0].counts.sum()),
+                    "prediction")
     results = [count_metrics(name, f, vc, bins) for (name, f), vc in zip(counts, tables,
                                                                           strict=True)]
     ranked = [r for r in results if not math.isnan(r["brier"])]

@@ -85,6 +85,19 @@ def open_bid_study(out: str | Path, kind: str | None, level: int | None = None,
     return study
 
 
+def check_some_made(study: BidStudy, made: int, rows: int, what: str) -> None:
+    """Refuse a study of a bid no declarer row made (``--level 99``): there is nothing to
+    find, and a table of zeros would say nothing."""
+    if made:
+        return
+    (bid,) = study.bids
+    total = study.ruleset.total_points(bid.kind)
+    need = f"; it needs {10 * bid.level} points, the cards hold {total}" if (
+        bid.level * 10 > total) else ""
+    raise BazarsimError(f"{bid.label}: made by none of the {rows:,} declarer rows of "
+                        f"{study.out}{need}: no {what} to find", bid.label)
+
+
 def bid_outcomes(study: BidStudy, batch_size: int = 1 << 16) -> Iterator[tuple[dict, np.ndarray,
                                                                                np.ndarray]]:
     """For every record batch and declarer seat: the row arrays, made (bool) and the
@@ -298,6 +311,8 @@ def threshold_study(out: str | Path, kind: str | None, by: str, level: int | Non
                            play)
     counted = count_threshold_table(study, feature, within_c, seed, GROUPS, batch_size)
     (bid,) = study.bids
+    check_some_made(study, int(counted.table[..., 1].sum()),
+                    int(counted.table[..., :2].sum()), "threshold")
     result = {
         "dataset": str(out), "play": study.play, "bid": bid.label,
         "kind": KIND_NAMES[bid.kind], "level": bid.level, "feature": feature,

@@ -32,12 +32,13 @@ from bazarsim.cli.common import (
     emit_records,
     load_ruleset,
     lower,
+    worlds_option,
+    worlds_value,
 )
 from bazarsim.cli.progress import deal_progress, prepare_players, prepare_solver
 from bazarsim.cli.report_cmd import HtmlDataOpt, check_html_data
 from bazarsim.core.cards import parse_seat
 from bazarsim.core.errors import BazarsimError
-from bazarsim.players.players import DEFAULT_WORLDS
 from bazarsim.report.hand import hand_json_records, hand_notes, hand_records, hand_title
 from bazarsim.report.records import to_json
 
@@ -123,9 +124,7 @@ def analyze_command(
         "--play", callback=lower, help="How the deals are played: dd (double dummy: every "
         "card seen) or sd (single dummy: four PIMC players with hidden cards; about 0.2 s "
         "a deal and kind on one core).")] = "dd",
-    worlds: Annotated[int, typer.Option(
-        "--worlds", "-w", min=1, help="With --play sd: hidden deals each PIMC decision "
-        "samples.")] = DEFAULT_WORLDS,
+    worlds: worlds_option("With --play sd: ") = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
     html: Annotated[str | None, typer.Option(
         "--html", help="Also write a coach's page (.html): P(make) and expected score per "
@@ -138,6 +137,7 @@ def analyze_command(
     (passing scores 0), and the best bid with its paired lead over the second best. Every
     bid is scored on the same deals."""
     rs = load_ruleset(ruleset, option)
+    worlds = worlds_value(worlds, play == "sd", "--play sd")
     check_run(deals, precision, confidence)
     check_html_data(html, data)
     if (hand is None) == (file is None):

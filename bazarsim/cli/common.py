@@ -16,6 +16,7 @@ from bazarsim.analysis.freq import frequency_table
 from bazarsim.core.errors import BazarsimError
 from bazarsim.core.ranges import BIG, parse_range
 from bazarsim.deals.generator import DEFAULT_SEED
+from bazarsim.players.players import DEFAULT_WORLDS, MAX_WORLDS, check_worlds
 from bazarsim.report.freq import frequency_records, frequency_sections, frequency_title
 from bazarsim.report.records import Format, render_records, to_json
 from bazarsim.rules.rulesets import (
@@ -29,12 +30,13 @@ from bazarsim.rules.rulesets import (
 __all__ = ["Format", "app", "command", "emit_json", "emit_records", "fail", "load_ruleset",
            "parse_levels", "print_frequency_table", "split_list", "reflow", "DEFAULT_RULESET",
            "DEFAULT_SEED", "RulesetOpt", "OptionOpt", "FixOpt", "WhereOpt", "FormatOpt", "SeedOpt",
-           "DealerOpt", "KindsOpt", "seed_option", "parse_seed", "BazarsimCommand", "BazarsimGroup", "ALIASES"]
-__all__ += ["echo_wrapped", "term_width", "check_writable"]
+           "DealerOpt", "KindsOpt", "BazarsimCommand", "BazarsimGroup", "ALIASES"]
+__all__ += ["seed_option", "parse_seed"]
+__all__ += ["echo_wrapped", "term_width", "check_writable", "worlds_option", "worlds_value"]
 
 # Old spellings still accepted (hidden from --help): old -> the one name used everywhere.
 # An alias applies in a command that has the new name (see BazarsimCommand.parse_args).
-ALIASES = {"--kind": "--kinds", "--count": "--deals"}
+ALIASES = {"--kind": "--kinds", "--count": "--deals", "--workers": "--jobs"}
 
 
 def reflow(text: str | None) -> str | None:
@@ -189,6 +191,24 @@ def seed_option(what: str = "the same seed gives the same deals", *names: str):
 
 
 SeedOpt = seed_option()
+def worlds_option(when: str = ""):
+    """``--worlds`` (``-w``) of the PIMC players: 1 .. MAX_WORLDS; ``None`` when not given,
+    so that a command can refuse it where nothing would use it (:func:`worlds_value`)."""
+    return Annotated[int | None, typer.Option(
+        "--worlds", "-w", show_default=False, help=f"{when}hidden deals each PIMC decision "
+        f"samples, 1 .. {MAX_WORLDS:,} (default {DEFAULT_WORLDS}; every one when fewer "
+        "exist).")]
+
+
+def worlds_value(worlds: int | None, used: bool = True, needs: str = "") -> int:
+    """The worlds to use: the default when not given; refused when given where nothing
+    uses them (``needs``: the option that would)."""
+    if worlds is not None and not used:
+        raise BazarsimError(f"--worlds {worlds}: it applies only with {needs} (the PIMC "
+                            "players' hidden deals)", str(worlds))
+    return check_worlds(DEFAULT_WORLDS if worlds is None else worlds)
+
+
 DealerOpt = Annotated[str, typer.Option("--dealer", "-d", help="Dealer seat N E S W.")]
 
 
@@ -320,10 +340,11 @@ def print_frequency_table(directory: str, by: str | None = None, fmt: Format = F
 
 
 def term_width() -> int:
-    """The terminal's width (``COLUMNS`` wins; 100 when the output is not a terminal)."""
+    """The terminal's width (``COLUMNS`` wins; 80, Python's own default, when the output
+    is not a terminal and COLUMNS is unset)."""
     import shutil
 
-    return shutil.get_terminal_size((100, 40)).columns
+    return shutil.get_terminal_size((80, 24)).columns
 
 
 def parse_levels(text: str | None) -> list[int] | None:

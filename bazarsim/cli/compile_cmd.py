@@ -161,8 +161,9 @@ def compile_all(workers: int | None = None,
 
 @command("compile")
 def compile_command(
-    workers: Annotated[int, typer.Option("--workers", "-j", help="Processes at once "
-                       "(default: this machine's cores).")] = 0,
+    jobs: Annotated[int, typer.Option("--jobs", "-j", min=0, help="Local processes at once "
+                    "(default: this machine's cores). --workers is for Dask workers in "
+                    "every command.")] = 0,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing.")] = False,
 ) -> None:
     """Compile every Numba kernel now (after an install; cached kernels only load).
@@ -181,7 +182,7 @@ def compile_command(
     if status is not None:
         status.start()
     try:
-        wall = compile_all(workers or None, done)
+        wall = compile_all(jobs or None, done)
     finally:
         if status is not None:
             status.stop()

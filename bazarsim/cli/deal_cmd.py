@@ -6,7 +6,15 @@ from typing import Annotated
 
 import typer
 
-from bazarsim.cli.common import FixOpt, WhereOpt, command, emit_json, parse_seed
+from bazarsim.cli.common import (
+    FixOpt,
+    Format,
+    WhereOpt,
+    command,
+    emit_json,
+    emit_records,
+    parse_seed,
+)
 from bazarsim.core.cards import SEAT_NAMES, SEATS, SUIT_SYMBOLS, format_deal, parse_deal, suit_byte
 from bazarsim.core.errors import BazarsimError
 from bazarsim.deals.constraints import parse_constraints
@@ -49,8 +57,8 @@ def deal_command(
         help=f"A deal number 0 .. {N_DEALS - 1}, or a PBN deal 'N:<hand> <hand> <hand> "
         "<hand>' to get its number.", show_default=False)] = None,
     seed: Annotated[int | None, typer.Option(
-        "--seed", "-s", parser=parse_seed, metavar="INTEGER", help="Seed of a simulation (0 .. 2^64-1; "
-        f"default {DEFAULT_SEED} without NUMBER).", show_default=False)] = None,
+        "--seed", "-s", parser=parse_seed, metavar="INTEGER", help="Seed of a simulation "
+        f"(0 .. 2^64-1; default {DEFAULT_SEED} without NUMBER).", show_default=False)] = None,
     index: Annotated[int, typer.Option("--index", "-i", help="Deal index within the seed.")]
     = 0,
     count: Annotated[int, typer.Option("--deals", "-n", help="Show this many consecutive "
@@ -58,7 +66,8 @@ def deal_command(
     pbn: Annotated[str | None, typer.Option("--pbn", help="Give the number of this deal, "
                                             "e.g. 'N:AKQJ.T98.7.AK Q.... ...' (the same as "
                                             "giving it as NUMBER).")] = None,
-    fmt: Annotated[str, typer.Option("--format", "-f", help="diagram, pbn or json.",
+    fmt: Annotated[str, typer.Option("--format", "-f", help="diagram, pbn, json or csv "
+                                     "(number, seed, index, deal).",
                                      callback=lambda v: v.lower())] = "diagram",
     fix: FixOpt = None,
     where: WhereOpt = None,
@@ -73,8 +82,8 @@ def deal_command(
     Deal numbers are a bijection with 0 .. 32!/(8!^4) - 1; simulate datasets store each
     deal's number, so any row can be shown again with `bazarsim deal NUMBER`.
     """
-    if fmt not in ("diagram", "pbn", "json"):
-        raise BazarsimError(f"bad --format {fmt!r}: diagram, pbn or json", fmt)
+    if fmt not in ("diagram", "pbn", "json", "csv"):
+        raise BazarsimError(f"bad --format {fmt!r}: diagram, pbn, json or csv", fmt)
     if number is not None and not _is_number(number):
         if pbn is not None:
             raise BazarsimError("give the PBN deal once: as NUMBER or as --pbn")
@@ -108,6 +117,11 @@ def deal_command(
              "hands": {SEATS[s]: int(d[s]) for s in range(4)}}
             for num, d, idx in items
         ])
+        return
+    if fmt == "csv":
+        emit_records([{"number": num, "seed": "" if seed is None else seed,
+                       "index": "" if idx is None else idx, "deal": format_deal(d)}
+                      for num, d, idx in items], Format.csv)
         return
     for k, (num, d, idx) in enumerate(items):
         if fmt == "pbn":

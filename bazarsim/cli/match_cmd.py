@@ -10,26 +10,25 @@ from typing import Annotated
 
 import typer
 
+from bazarsim.analysis.bids import PLAYS, check_play
 from bazarsim.cli.common import (
     DEFAULT_RULESET,
     Format,
     FormatOpt,
     OptionOpt,
-    check_writable,
     RulesetOpt,
-    seed_option,
+    check_writable,
     command,
-    emit_json,
     echo_wrapped,
+    emit_json,
     emit_records,
-    load_ruleset,
     lower,
+    seed_option,
     term_width,
 )
 from bazarsim.cli.progress import deal_progress, prepare_solver
 from bazarsim.core.contracts import KIND_NAMES
 from bazarsim.core.errors import BazarsimError
-from bazarsim.analysis.bids import PLAYS, check_play
 from bazarsim.deals.generator import DEFAULT_SEED
 from bazarsim.engine.run import run_simulation
 from bazarsim.engine.simulation import Simulation, ruleset_from_params
@@ -132,7 +131,7 @@ def policy_command(
     bazarsim policy careful bold --keys
     """
     if keys:
-        typer.echo(keys_help())
+        typer.echo(keys_help(term_width()))
         if not files:
             return
         typer.echo("")

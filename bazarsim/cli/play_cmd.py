@@ -15,19 +15,20 @@ from bazarsim.cli.common import (
     FormatOpt,
     OptionOpt,
     RulesetOpt,
-    seed_option,
     command,
     emit_json,
     emit_records,
     load_ruleset,
     lower,
+    seed_option,
+    worlds_option,
+    worlds_value,
 )
 from bazarsim.cli.progress import prepare_players
 from bazarsim.core.cards import parse_deal, parse_seat
 from bazarsim.core.errors import BazarsimError
 from bazarsim.deals.generator import DEFAULT_SEED
 from bazarsim.players.pimc import I_ALL, INFERENCES
-from bazarsim.players.players import DEFAULT_WORLDS
 from bazarsim.players.playout import play_contract, play_deal
 
 PLAYERS_HELP = ("Who plays: pimc (sees its own cards, samples the hidden ones), dd (sees all "
@@ -60,9 +61,7 @@ def play_command(
         "ruleset's scoring), or a kind alone (H, BK: the points only).")],
     declarer: Annotated[str, typer.Option("--declarer", help="Declaring seat N E S W.")],
     players: Annotated[str, typer.Option("--players", help=PLAYERS_HELP)] = "pimc",
-    worlds: Annotated[int, typer.Option(
-        "--worlds", "-w", min=1, help="Hidden deals each PIMC decision samples (exactly "
-        "uniform; every one when fewer exist).")] = DEFAULT_WORLDS,
+    worlds: worlds_option("PIMC players: exactly uniform ") = None,
     objective: Annotated[str, typer.Option(
         "--objective", callback=lower, help="What PIMC players maximise: points (expected "
         "card points) or contract (the chance the contract is made).")] = "points",
@@ -87,6 +86,7 @@ def play_command(
     bazarsim play 'N:J97.T8..QT8 AKQ..AQT8.A .AKQ.KJ97.K T8.J97..J97' -c 9H --declarer N
     """
     rs = load_ruleset(ruleset, option)
+    worlds = worlds_value(worlds)
     hands = parse_deal(deal)
     level = CONTRAS.get(contra)
     if level is None:

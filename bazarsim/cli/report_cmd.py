@@ -9,6 +9,7 @@ import typer
 from bazarsim.cli.common import KindsOpt, app, command, parse_levels, split_list
 from bazarsim.cli.table_cmd import ContraOpt
 from bazarsim.core.errors import BazarsimError
+from bazarsim.report.records import plural
 
 
 def check_html(out: str | None) -> None:
@@ -44,11 +45,6 @@ def write_html(page, out: str, data: bool = False) -> None:
                f"{plural(len(page.tables), 'table')}{gaps})"
                + (f" and {plural(len(files) - 1, 'CSV file')} beside it" if data else ""),
                err=True)
-
-
-def plural(n: int, noun: str) -> str:
-    """``1 figure``, ``2 figures``."""
-    return f"{n:,} {noun}{'' if n == 1 else 's'}"
 
 
 @command("report")

@@ -19,13 +19,14 @@ from bazarsim.cli.common import (
     command,
     load_ruleset,
     lower,
+    worlds_option,
+    worlds_value,
 )
 from bazarsim.cli.progress import deal_progress, prepare_players, prepare_solver
 from bazarsim.deals.constraints import parse_constraints
 from bazarsim.engine.dask import DEFAULT_TIMEOUT, DaskEngine, preflight
 from bazarsim.engine.run import run_simulation
 from bazarsim.engine.simulation import Simulation, parse_dealer
-from bazarsim.players.players import DEFAULT_WORLDS
 
 
 @command("simulate")
@@ -65,9 +66,7 @@ def simulate_command(
                   "lead from the dealer's left) and {K}_sd_capot (1 N-S, 2 E-W took every "
                   "trick): single-dummy results for `--play sd` and `table bias`. About 0.2 s a "
                   "deal and kind on one core at 20 worlds; beside --dd or alone.")] = False,
-    worlds: Annotated[int, typer.Option(
-        "--worlds", "-w", min=1, help="With --sd: hidden deals each PIMC decision samples.")]
-    = DEFAULT_WORLDS,
+    worlds: worlds_option("With --sd: ") = None,
     compression: Annotated[str, typer.Option("--compression", help="Parquet codec: zstd, lz4, "
                            "snappy or none.", callback=lower)] = "zstd",
     scheduler: Annotated[str | None, typer.Option(
@@ -93,6 +92,7 @@ def simulate_command(
     (same dataset; the manifest records the engine).
     """
     rs = load_ruleset(ruleset, option)
+    worlds = worlds_value(worlds, sd, "--sd")
     cons = parse_constraints(fix, where)
     if compression not in ("zstd", "lz4", "snappy", "none", "gzip"):
         from bazarsim.core.errors import BazarsimError

@@ -119,8 +119,9 @@ def solve_command(
         emit_json(out)
         return
     emit_records(
-        [{k: out[k] for k in ("contract", "leader", "ns_points", "ew_points", "capot_ns",
-                               "capot_ew")}],
+        [{"contract": out["contract"], "leader": out["leader"], "N-S points": out["ns_points"],
+          "E-W points": out["ew_points"], "capot N-S": "yes" if out["capot_ns"] else "-",
+          "capot E-W": "yes" if out["capot_ew"] else "-"}],
         fmt,
         title=f"{out['contract']} ({rs.name})",
     )
@@ -130,8 +131,13 @@ def solve_command(
             fmt,
             title=f"value of each card for {SEATS[lead]}",
         )
-        shown = [{k: ("" if v is None else v) for k, v in step.items()} for step in out["line"]]
+        shown = [{LINE_HEADERS.get(k, k): ("" if v is None else v) for k, v in step.items()}
+                 for step in out["line"]]
         emit_records(shown, fmt, title="optimal line")
+
+
+# the optimal line's fields (JSON keys) as table headers
+LINE_HEADERS = {"trick_points": "trick points", "ns_taken": "N-S points so far"}
 
 
 def _solve_file(solver: Solver, path: str, rs) -> None:

@@ -153,5 +153,7 @@ def bias_command(
     if fmt == Format.json:
         emit_json(res)
         return
-    emit_records(bias_records(res, fmt), fmt, title=bias_title(res),
-                 notes=BIAS_NOTES if fmt == Format.table else None)
+    notes = list(BIAS_NOTES) if fmt == Format.table else []
+    if res["beyond_cards"] and fmt in (Format.table, Format.md):
+        notes.append(res["beyond_cards"])
+    emit_records(bias_records(res, fmt), fmt, title=bias_title(res), notes=notes or None)

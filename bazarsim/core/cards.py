@@ -6,7 +6,7 @@ sequences (terz, fifty, quint) are counted, so a sequence is a run of adjacent b
 inside one suit's byte. Strength order for play (trump ``J 9 A T K Q 8 7``) lives in the
 compiled rules (:mod:`bazarsim.rules.compiled`), not here.
 
-Text forms (RULES.md section 8):
+Text forms (docs/rules.md, Notation):
 
 * card: rank + suit, ``JS``, ``TH``, ``10H``, ``A♦``;
 * card list: ``JS 9S AH 10D`` (spaces or commas);
@@ -221,7 +221,9 @@ def validate_hands(hands: Iterable[int], full: bool = False) -> np.ndarray:
 def parse_deal(text: str, full: bool = False) -> np.ndarray:
     """Parse ``N:AKQ.J.T.987 ...`` (PBN style) into ``uint32[4]`` in seat order N E S W.
 
-    The seat prefix is optional (``N`` assumed). With ``full`` the deal must have all
+    The seat prefix is optional (``N`` assumed); each hand may carry its own seat label
+    (``N:... E:... S:... W:...``, as ``play -f json`` prints a deal). With ``full`` the
+    deal must have all
     32 cards; otherwise any position with 1..8 cards in each hand is accepted.
     """
     src = text.strip()
@@ -240,10 +242,19 @@ def parse_deal(text: str, full: bool = False) -> np.ndarray:
             text,
         )
     hands = [0, 0, 0, 0]
+    given: set[int] = set()
     for k, tok in enumerate(tokens):
+        seat = (first + k) % 4
+        label = re.match(r"^([NESWnesw]):", tok)  # 'N:... E:... S:... W:...' (each labelled)
+        if label:
+            seat = SEATS.index(label.group(1).upper())
+            tok = tok[label.end():]
+        if seat in given:
+            raise CardError(f"bad deal {text!r}: seat {SEATS[seat]} is given twice", text)
+        given.add(seat)
         if "." not in tok:
             raise CardError(f"bad deal {text!r}: hand {tok!r} is not in suit-dot form", tok)
-        hands[(first + k) % 4] = parse_hand(tok)
+        hands[seat] = parse_hand(tok)
     return validate_hands(hands, full=full)
 
 

@@ -34,6 +34,7 @@ from bazarsim.evaluate.hands import (
     evaluate_hands_kernel,
     points_and_declarations_kernel,
 )
+from bazarsim.players.players import DEFAULT_WORLDS, check_worlds
 from bazarsim.rules.compiled import compiled_rules
 from bazarsim.rules.rulesets import Ruleset, get_ruleset
 from bazarsim.store.parts import read_manifest_or_none, with_part_metadata
@@ -52,8 +53,19 @@ DEFAULT_CHUNK = 1 << 20
 # can lose, and how often the progress bar moves.
 DEFAULT_DD_CHUNK = 1 << 12
 # Single-dummy play-outs (four PIMC players, ~0.2 s a deal and kind on one core at 20
-# worlds) make a chunk of 2^6 deals about a minute of work for every kind on two cores.
+# worlds) make a chunk of 2^6 deals about a minute of work for every kind on two cores;
+# with more worlds a chunk is smaller in proportion (down to one deal), so that the bar
+# still moves about once a minute.
 DEFAULT_SD_CHUNK = 1 << 6
+
+
+def sd_chunk(worlds: int) -> int:
+    """The default chunk of a single-dummy run: 2^6 deals at 20 worlds, a power of two
+    about as much work at other worlds (1 deal from 1,280 worlds on)."""
+    chunk = DEFAULT_SD_CHUNK
+    while chunk > 1 and chunk * worlds > DEFAULT_SD_CHUNK * DEFAULT_WORLDS * 1.5:
+        chunk //= 2
+    return chunk
 ROTATE = -1  # dealer mode: the dealer is the deal index mod 4
 
 
@@ -91,10 +103,10 @@ class Simulation:
 
     def __post_init__(self):
         if self.chunk is None:
-            self.chunk = (DEFAULT_SD_CHUNK if self.sd else DEFAULT_DD_CHUNK if self.dd
+            self.chunk = (sd_chunk(self.sd) if self.sd else DEFAULT_DD_CHUNK if self.dd
                           else DEFAULT_CHUNK)
-        if self.sd < 0:
-            raise BazarsimError(f"--worlds {self.sd}: must be at least 1")
+        if self.sd:
+            check_worlds(self.sd)
         if self.deals < 0:
             raise BazarsimError(f"--deals {self.deals}: must be >= 0")
         if self.first < 0:

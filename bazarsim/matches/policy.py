@@ -50,15 +50,15 @@ KEYS: dict[str, dict[str, tuple[type, object, str]]] = {
     },
     "capot": {
         "make": (float, 0.8, "bid capot when P(capot) of the kind is at least this "
-                             "(1.01: never)"),
+                             "(1.01, above any probability: never)"),
     },
     "contra": {
         "fail": (float, 0.7, "contra the opponents' bid when P(it fails) from my hand is at "
-                             "least this (1.01: never)"),
+                             "least this (1.01, above any probability: never)"),
     },
     "recontra": {
         "make": (float, 0.8, "recontra a contra on my side's bid when my P(make) is at least "
-                             "this (1.01: never)"),
+                             "this (1.01, above any probability: never)"),
     },
     "score": {
         "when": (str, "any", "a score rule applies when my side is `behind`, `ahead`, "
@@ -192,7 +192,8 @@ def _value(path, text, section, key, value, index=0):
     if typ is int and isinstance(value, bool) or not isinstance(value, typ):
         raise PolicyError(f"{where} = {shown!r}: expected {typ.__name__} ({help_})", key)
     if typ is float and section != "score" and not 0.0 <= value <= 1.01:
-        raise PolicyError(f"{where} = {shown!r}: a probability 0..1 (1.01: never)", key)
+        raise PolicyError(f"{where} = {shown!r}: a threshold on a probability, 0 .. 1 "
+                          "(or 1.01, above any probability, for never)", key)
     if section == "score" and key == "shift" and not -1.0 <= value <= 1.0:
         raise PolicyError(f"{where} = {shown!r}: a shift between -1 and 1", key)
     if section == "score" and key == "when" and value not in WHEN:
@@ -279,14 +280,20 @@ def load_policy(spec: str | Path) -> Policy:
             raise PolicyError(f"no policy file {spec!r} (and no shipped policy of that name: "
                               f"{', '.join(shipped)})", str(spec))
     try:
-        text = path.read_text()
+        text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise PolicyError(f"cannot read policy {path}: {exc.strerror}", str(path)) from None
+    except UnicodeDecodeError as exc:
+        raise PolicyError(f"{path}: not a UTF-8 text file (byte {exc.start}): a policy is "
+                          "TOML text", str(path)) from None
     return parse_policy(text, str(spec), path.stem)
 
 
-def keys_help() -> str:
-    """Every key with its default and meaning, as ``bazarsim policy --keys`` prints it."""
+def keys_help(width: int = 80) -> str:
+    """Every key with its default and meaning, as ``bazarsim policy --keys`` prints it,
+    wrapped at ``width`` columns."""
+    import textwrap
+
     lines = []
     for section, keys in KEYS.items():
         lines.append("top level" if not section else
@@ -294,5 +301,7 @@ def keys_help() -> str:
                      else f"[{section}]")
         for k, (typ, default, help_) in keys.items():
             d = repr(default) if typ is str else str(default).lower()
-            lines.append(f"  {k} ({typ.__name__}, default {d}): {help_}")
+            lines += textwrap.wrap(f"{k} ({typ.__name__}, default {d}): {help_}", width,
+                                   initial_indent="  ", subsequent_indent="      ",
+                                   break_long_words=False, break_on_hyphens=False)
     return "\n".join(lines)

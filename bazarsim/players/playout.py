@@ -24,6 +24,7 @@ from bazarsim.players.players import (
     DDPlayer,
     PimcPlayer,
     RandomPlayer,
+    check_worlds,
     taken_points,
 )
 from bazarsim.players.view import PlayerView
@@ -129,8 +130,7 @@ def play_deal(deal, contract, by, players="pimc", worlds: int = DEFAULT_WORLDS,
     rs = get_ruleset(ruleset)
     hands = [int(h) for h in validate_hands(deal, full=True)]
     con = contract if isinstance(contract, Contract) else play_contract(contract, by, contra, rs)
-    if int(worlds) <= 0:
-        raise BazarsimError(f"--worlds must be at least 1, not {worlds}", worlds)
+    check_worlds(worlds)
     if objective not in OBJECTIVES:
         raise BazarsimError(f"bad objective {objective!r}: use points or contract", objective)
     dealer = int(dealer)
@@ -263,7 +263,8 @@ def _record(rs, con, dealer, leader, hands, steps, objs, worlds, objective, seed
     out = {
         "ruleset": rs.name,
         "contract": bid_text(con.level, con.kind, con.capot),
-        "declarer": "NS" if side == 0 else "EW",
+        "declarer": SEATS[con.declarer],
+        "declaring_side": "NS" if side == 0 else "EW",
         "dealer": SEATS[dealer],
         "leader": SEATS[leader],
         "players": [getattr(p, "name", type(p).__name__) for p in objs],

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from bazarsim.core.errors import BazarsimError
+from bazarsim.report.records import plural
 from bazarsim.store.parts import atomic_write_bytes
 
 CSS = """
@@ -185,7 +186,7 @@ class Page:
             body.append(f"<tr{cls}>{cells}</tr>")
         self.blocks.append(
             f'<div class="scroll"><table id="t-{table_id}" data-table="{table_id}"{cmd}>'
-            f"<caption>{html.escape(caption)} ({len(rows):,} rows)</caption><thead><tr>"
+            f"<caption>{html.escape(caption)} ({plural(len(rows), 'row')})</caption><thead><tr>"
             f"{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div>")
         if argv:
             self.command("Same numbers (JSON):", argv)

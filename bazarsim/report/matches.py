@@ -17,13 +17,13 @@ def _num(v, spec=".4f"):
 def calibration_records(cal: dict) -> tuple[list[dict], list[dict]]:
     """Brier scores per role (and overall) beside the base rate's, and the reliability
     table of the held-out forecasts."""
-    rows = [{"role": role, "forecasts": v["forecasts"], "Brier": _num(v["brier"]),
+    rows = [{"role": role, "forecasts": f"{v['forecasts']:,}", "Brier": _num(v["brier"]),
              "base rate Brier": _num(v["brier_base_rate"]), "skill %": percent(v["skill"])}
             for role, v in cal["roles"].items()]
-    rows.append({"role": "all", "forecasts": cal["forecasts"], "Brier": _num(cal["brier"]),
+    rows.append({"role": "all", "forecasts": f"{cal['forecasts']:,}", "Brier": _num(cal["brier"]),
                  "base rate Brier": _num(cal["brier_base_rate"]),
                  "skill %": percent(cal["skill"])})
-    rel = [{"forecast": r["bin"], "forecasts": r["forecasts"],
+    rel = [{"forecast": r["bin"], "forecasts": f"{r['forecasts']:,}",
             "mean forecast %": percent(r["mean_forecast"]),
             "observed %": percent(r["observed"])} for r in cal["reliability"]]
     return rows, rel

@@ -178,3 +178,8 @@ def cell(v: Any) -> str:
     if isinstance(v, dict):
         return ", ".join(f"{k}={x}" for k, x in v.items())
     return str(v)
+
+
+def plural(n: int, noun: str) -> str:
+    """``1 figure``, ``2 figures``, ``1,000 rows``."""
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
