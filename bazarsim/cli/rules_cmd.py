@@ -77,10 +77,10 @@ def rules_command(
         return
     totals = ", ".join(f"{KIND_NAMES[k]} {v}" for k, v in rs.deal_total.items())
     echo_wrapped(f"{rs.name}: {rs.description}")
+    echo_wrapped(f"sources: {'; '.join(rs.sources)} (the rules in full: docs/rules.md)")
     echo_wrapped(
-        f"sources: {', '.join(rs.sources)}; contract kinds: "
-        f"{' '.join(KIND_NAMES[k] for k in rs.kinds)}; deal: {rs.deal_pattern}; "
-        f"deal totals: {totals}"
+        f"contract kinds: {' '.join(KIND_NAMES[k] for k in rs.kinds)}; deal: "
+        f"{rs.deal_pattern}; deal totals: {totals}"
     )
     echo_wrapped(f"order trump/VK: {' '.join(cr.trump_order)};  plain/BK: "
                  f"{' '.join(cr.plain_order)}")

@@ -7,7 +7,7 @@ The Python functions at the bottom wrap them for the API and the CLI.
 Per hand and contract kind: card points, trump count, trump jacks and nines, aces,
 belas, the declaration total and the best declaration key, and two flags (four 7s:
 redeal; four 8s: cancel). Per deal and dealer: which side's declarations score, each
-side's declaration and bela points (RULES.md section 4).
+side's declaration and bela points (see docs/rules.md, Declarations).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """What a played card shows about the hand that played it, as masks of cards it cannot
 hold (Numba).
 
-The rules of play (RULES.md section 3, :func:`bazarsim.rules.play.legal_given`) make the
+The rules of play (docs/rules.md, Legal play; :func:`bazarsim.rules.play.legal_given`) make the
 legal cards the first non-empty set of a short list: the led suit (higher cards first
 where a duty to go higher applies), then trumps (higher ones first where overtrumping is
 due), then any card. So a card ``c`` played from a hand ``H`` is legal exactly when

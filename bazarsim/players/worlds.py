@@ -16,7 +16,7 @@ between ``[0, count)`` and the worlds, so:
 
 * a uniform integer below the count is a uniform world: the sampler is exact, not the
   biased card-by-card deal (NikolayIT/BelotGameEngine measured 25/108 where 1/4 was
-  right with one: ``../shared/notes/play.md``);
+  right with one, in its ``FAST_BOT_EXPERIMENT.md``);
 * when there are fewer worlds than asked for, ``r = 0 .. count - 1`` is every world once.
 
 All counts fit an int64: at most C(24, 8) * C(16, 8) < 10^10.

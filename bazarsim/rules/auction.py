@@ -2,14 +2,15 @@
 
 Three auction styles are data of the ruleset (``ruleset.auction.style``):
 
-* ``bazar`` (RULES.md section 5, seeds 000 and 001): numeric bids from 8 (level + kind),
-  capot bids, contra and recontra, the last word after three passes, redeal after four
-  opening passes.
-* ``belote`` (003): name a game (a suit, BK or VK) higher than the last one, double,
-  redouble; a player who passed, doubled or redoubled may not name a game any more; after
-  a redouble no game may be named (option ``belote_games_after_redouble``).
-* ``bela`` (004): each player speaks once, the first named suit is trump, the dealer may
-  not pass.
+* ``bazar`` (the Ukrainian house code, the Armenian club rules): numeric bids from 8
+  (level + kind), capot bids, contra and recontra, the last word after three passes,
+  redeal after four opening passes.
+* ``belote`` (the article on belote variants): name a game (a suit, BK or VK) higher than
+  the last one, double, redouble; a player who passed, doubled or redoubled may not name
+  a game any more; after a redouble no game may be named (option
+  ``belote_games_after_redouble``).
+* ``bela`` (the Bela description): each player speaks once, the first named suit is
+  trump, the dealer may not pass.
 
 Speaking order is always the next seat in :data:`bazarsim.core.cards.SEATS` order from the
 dealer (dealer N -> E speaks first). Bela's counter-clockwise play only renames seats.
@@ -18,7 +19,8 @@ Call notation (also the CLI's): ``8H`` ``9S`` ``8BK`` (``NT`` accepted) ``10VK``
 accepted); ``P`` pass; ``X`` contra; ``XX`` recontra; a capot bid is a bid with the suffix
 ``-CAPOT`` (``9H-CAPOT``; ``-KAPOT``, ``-CAPUT``, ``-KAPUT``, ``-CAP`` and the prefix form
 ``CAPOT-9H`` are accepted). Belote and bela games carry no level: ``H``, ``BK``, ``VK``.
-An out-of-turn contra (000 allows one) is written at the contra-er's next turn.
+An out-of-turn contra (the house code allows one) is written at the contra-er's next turn.
+The rules and their sources: docs/rules.md (The auction).
 """
 
 from __future__ import annotations

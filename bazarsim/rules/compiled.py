@@ -5,7 +5,8 @@ as an argument; ``T`` in kernel signatures) and never branch on a ruleset's name
 arrays are indexed by a
 suit's byte (bit r = natural rank r), so a hand is evaluated with 4 + 1 lookups.
 
-Declaration keys are integers whose order is the comparison order of RULES.md section 4:
+Declaration keys are integers whose order is the comparison order of docs/rules.md
+(Declarations):
 ``0`` none; sequences ``1 << 12 | length << 5 | top_rank << 1 | is_trump``; fours
 ``2 << 12 | priority`` (any four beats any sequence). Equal keys at two seats are
 decided by seat order from the dealer's left, which the deal kernel applies.

@@ -4,19 +4,19 @@ Pure Python and small on purpose: simulations score deals (scalar or in bulk wit
 :func:`bazarsim.rules.scoring.score_deals`) and feed them to :meth:`Match.record`, which
 returns the winning side (0 = NS, 1 = EW) once the match is over.
 
-End rules (``ruleset.scoring`` options, RULES.md section 6):
+End rules (``ruleset.scoring`` options, docs/rules.md, Scoring):
 
 * a side with at least the target and more points than the other wins after the deal;
   equal scores at or above the target play on;
 * ``failed_bidders_cannot_win``: bidders who failed their contract do not win on that
-  deal (the other side still wins if it has the target and more points) - 001;
+  deal (the other side still wins if it has the target and more points) - the Armenian club rules;
 * ``capot_ends_match_only_if_bid_contra_made``: a deal in which the bidders took every
-  trick ends no match unless the capot was bid, contra'd and made - 001;
-* ``reverse_capot_loses_match``: bidders who take no trick lose at once - 001;
+  trick ends no match unless the capot was bid, contra'd and made - the Armenian club rules;
+* ``reverse_capot_loses_match``: bidders who take no trick lose at once - the Armenian club rules;
 * ``eight_of_a_suit_wins_match``: a hand of eight cards of one suit wins the match at
-  the end of the deal - 004;
+  the end of the deal - the Bela description;
 * belote-fr ties: the bidders' points are carried and go to the side that scores more
-  in the next deal - 003.
+  in the next deal - the article on belote variants.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Trick play as Numba functions: legal cards and the trick winner (RULES.md section 3).
+"""Trick play as Numba functions: legal cards and the trick winner (docs/rules.md, Legal play).
 
 Everything is driven by the :class:`ContractPlay` of a contract kind, built once per
 ruleset from its :class:`~bazarsim.rules.compiled.CompiledRules` by :func:`contract_play`,
@@ -195,7 +195,7 @@ def _trump_duty(hand, mine, n, w, best_tr, trump, above, rules):
 def legal_given(hand, n, led, widx, best_led, best_tr, trump, above, rules):
     """Legal cards of ``hand`` as card ``n`` (> 0) of a trick, from a summary of it.
 
-    RULES.md section 3, with every duty switched by a flag in ``rules``. The summary:
+    docs/rules.md (Legal play), with every duty switched by a flag in ``rules``. The summary:
     the ``led`` suit, the index ``widx`` of the card holding the trick (read only when
     a void hand holds trumps), and the strongest strength of the led suit
     (``best_led``) and of trumps (``best_tr``, -1: none) among its cards.

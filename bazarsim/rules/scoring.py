@@ -1,11 +1,11 @@
-"""Contract result and deal scoring for every ruleset (RULES.md section 6).
+"""Contract result and deal scoring for every ruleset (docs/rules.md, Scoring).
 
 What a deal produced is given per side (index 0 = NS, 1 = EW):
 
 * ``points``: card points + last trick taken (they sum to 162, or 258 in VK);
 * ``tricks``: tricks taken (sum 8);
-* ``declarations``: scoring declaration points (after the comparison of RULES.md
-  section 4: the losing side passes 0);
+* ``declarations``: scoring declaration points (after the comparison of docs/rules.md,
+  Declarations: the losing side passes 0);
 * ``bela``: bela points.
 
 :func:`score_deal` is the scalar version, written to follow the rules text step by step;
@@ -19,13 +19,13 @@ Scheme summaries (every ambiguity is a :class:`~bazarsim.rules.rulesets.ScoringR
   own; failed: the defenders write everything. Small points (162/258, capot +90) or big
   points (16 / 26 VK / 25 capot / 35 VK capot, sides' points rounded to tens).
   Contra x2, recontra x4.
-* ``bazar-blot``: sai formulas of seed 001 with the level multiplier table.
+* ``bazar-blot``: the sai formulas of the Armenian club rules with the level multiplier table.
 
 Rounding small points to sai (``sai_rounding``): ``down_1_5`` remainder 1-5 down, 6-9
 up (85 -> 8, 86 -> 9; 86 + 76 then gives 9 + 8 = 17); ``half_up`` 85 -> 9;
 ``sum_to_total`` rounds the defenders' share by ``down_1_5`` and gives the bidders the
 rest of the deal's 16 (26 in VK), so the two always sum to the deal value.
-No bela in BK (RULES.md section 4): :func:`validate` and the bulk check refuse one, and
+No bela in BK (docs/rules.md, Declarations): :func:`validate` and the bulk check refuse one, and
 the bulk kernel never counts it. Both bazar schemes: with
 ``capot_bonus_counts_for_level`` bidders who take every trick add the capot bonus (+90)
 toward the level; a failed capot bid is scored on the capot base
@@ -217,7 +217,7 @@ def score_deal(
     if scheme in ("bazar", "bazar-blot"):
         total = points[b] + decl[b] + bela[b]
         if sr.capot_bonus_counts_for_level and capot_side == b:
-            total += sr.capot_bonus  # 001 read as: a capot counts 252 toward the level
+            total += sr.capot_bonus  # the club rules read as: a capot counts 252
         required = 10 * contract.level
         made = total >= required and tricks[b] > 0
         if contract.capot and tricks[b] != TRICKS:
@@ -262,7 +262,7 @@ def score_deal(
 
 
 def _score_bazar(contract, points, decl, bela, capot_side, made, mult, rs) -> tuple[int, int]:
-    """bazar (000): own points each when made, everything to the defenders when failed."""
+    """bazar (the house code): own points each when made, all to the defenders when failed."""
     sr = rs.scoring
     b, d = contract.side, 1 - contract.side
     vk = contract.kind == VK
@@ -295,7 +295,7 @@ def _score_bazar(contract, points, decl, bela, capot_side, made, mult, rs) -> tu
 
 
 def _score_bazar_blot(contract, points, decl, bela, capot_side, made, rs) -> tuple[int, int]:
-    """bazar-blot (001): level x mult + 16 (25 capot) against the defenders' sai."""
+    """bazar-blot (the club rules): level x mult + 16 (25 capot) against the defenders' sai."""
     sr = rs.scoring
     b, d = contract.side, 1 - contract.side
     vk = contract.kind == VK
