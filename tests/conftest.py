@@ -23,3 +23,59 @@ def random_hands(n: int, seed: int) -> np.ndarray:
 @pytest.fixture(params=list(RULESETS))
 def ruleset(request):
     return RULESETS[request.param]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Headless Chromium for the pages' tests; a skip that says so where none is installed,
+    a failure where BAZARSIM_REQUIRE_BROWSER is set (.ci/run sets it)."""
+    import os
+
+    from bazarsim.report.browser import Chromium, find_chromium
+
+    if find_chromium() is None:
+        if os.environ.get("BAZARSIM_REQUIRE_BROWSER"):
+            pytest.fail("BAZARSIM_REQUIRE_BROWSER is set but no Chromium was found")
+        pytest.skip("no Chromium on this machine (apt-get install chromium; .ci/run does): "
+                    "the pages cannot be checked in a browser here")
+    with Chromium() as b:
+        yield b
+
+
+@pytest.fixture(scope="session")
+def cli_inputs(tmp_path_factory) -> dict[str, str]:
+    """A small DD dataset (hearts and spades), a DD + SD one (hearts), a model, broken
+    policy files and a run directory of another play-off: the inputs of the command
+    line's tests (tests/test_bad_inputs.py, tests/test_cli_points.py)."""
+    from bazarsim.engine.run import run_simulation
+    from bazarsim.engine.simulation import Simulation
+    from bazarsim.matches.model import fit_model
+    from bazarsim.rules.rulesets import get_ruleset
+
+    root = tmp_path_factory.mktemp("inputs")
+    rs = get_ruleset("bazar")
+    dd, sd = root / "dd", root / "sd"
+    run_simulation(Simulation(deals=40, seed=3, ruleset=rs, columns="lean", dd=True,
+                              kinds=("H", "S")), dd)
+    run_simulation(Simulation(deals=4, seed=3, ruleset=rs, columns="lean", dd=True, sd=2,
+                              kinds=("H",)), sd)
+    fit_model(dd)[0].save(root / "model.json")
+    files = {
+        "latin1": "name = 'caf\xe9'\n".encode("latin-1"),
+        "unknown_key": b"[open]\nthreshold = 0.5\n",
+        "too_likely": b"[open]\nmake = 1.5\n",
+        "broken": b"[open\nmake = 0.5\n",
+        "bad_when": b"[[score]]\nwhen = 'sometimes'\n",
+        "bad_shift": b"[[score]]\nwhen = 'behind'\nshift = 2.0\n",
+        "bad_type": b"[open]\nmake = 'high'\n",
+    }
+    out = {"dd": str(dd), "sd": str(sd), "model": str(root / "model.json")}
+    for name, data in files.items():
+        (root / f"{name}.toml").write_bytes(data)
+        out[name] = str(root / f"{name}.toml")
+    other = root / "other-run"
+    other.mkdir()
+    (other / "_playoff.json").write_text('{"dataset": "elsewhere"}')
+    out["other_run"] = str(other)
+    out["root"] = str(root)
+    return out

@@ -15,7 +15,6 @@ from __future__ import annotations
 import csv
 import json
 import math
-import os
 import re
 import shlex
 import shutil
@@ -26,7 +25,7 @@ from typer.testing import CliRunner
 from bazarsim.cli import app
 from bazarsim.engine.run import run_simulation
 from bazarsim.engine.simulation import Simulation
-from bazarsim.report.browser import Chromium, find_chromium, problems
+from bazarsim.report.browser import problems
 from bazarsim.rules.rulesets import get_ruleset
 
 runner = CliRunner()
@@ -53,17 +52,6 @@ def plain_dataset(tmp_path_factory):
     path = tmp_path_factory.mktemp("report") / "plain"
     run_simulation(Simulation(deals=200, seed=4, ruleset=get_ruleset("bazar"), chunk=200), path)
     return path
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if find_chromium() is None:
-        if os.environ.get("BAZARSIM_REQUIRE_BROWSER"):  # .ci/run sets it: never a skip there
-            pytest.fail("BAZARSIM_REQUIRE_BROWSER is set but no Chromium was found")
-        pytest.skip("no Chromium on this machine (apt-get install chromium; .ci/run does): "
-                    "the pages cannot be checked in a browser here")
-    with Chromium() as b:
-        yield b
 
 
 # --------------------------------------------------------------------------- helpers

@@ -42,6 +42,9 @@ INSPECT = r"""
   });
   const tables = [...document.querySelectorAll('table[data-table]')].map(t => ({
     id: t.dataset.table, command: t.dataset.command || null,
+    // CSS pixels the table is wider than its box (> 0: a horizontal scrollbar)
+    overflow: t.parentElement ? t.parentElement.scrollWidth - t.parentElement.clientWidth
+                              : 0,
     keys: [...t.querySelectorAll('thead th')].map(th => th.dataset.key),
     rows: [...t.querySelectorAll('tbody tr')].map(tr =>
       [...tr.querySelectorAll('td')].map(td => [td.dataset.v, td.textContent]))

@@ -47,7 +47,8 @@ table { border-collapse: collapse; font-size: 0.85rem; font-variant-numeric: tab
 caption { text-align: left; font-weight: 600; padding: 0.3rem 0; }
 th, td { border-bottom: 1px solid var(--line); padding: 0.2rem 0.5rem; text-align: right;
   white-space: nowrap; }
-th { background: var(--band); position: sticky; top: 0; }
+th { background: var(--band); position: sticky; top: 0; white-space: normal;
+  vertical-align: bottom; }
 td.t, th.t { text-align: left; }
 tr.best td { font-weight: 700; background: #eaf5ea; }
 tr { break-inside: avoid; page-break-inside: avoid; }
