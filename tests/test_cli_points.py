@@ -291,3 +291,15 @@ def test_equity_prints_the_paired_error_match_prints():
     s = playoff_summary(wins, np.zeros((2, len(OUTCOME_FIELDS)), np.int64), 301)
     assert math.isclose(check["simulated_se"], s["se_paired"])
     assert math.isclose(check["simulated_se_unpaired"], s["se_unpaired"])
+
+
+def test_not_a_dataset_is_worded_one_way(tmp_path):
+    (tmp_path / "empty").mkdir()
+    said = set()
+    for path in (tmp_path / "missing", tmp_path / "empty"):
+        for line in (f"table freq {path}", f"table bids {path}", f"fit {path} --out m.json",
+                     f"match bold careful --dataset {path}", f"verify {path}"):
+            r = run(*shlex.split(line))
+            assert r.exit_code == 2, (line, r.output)
+            said.add(re.sub(r"'[^']*'|\(.*\)", "X", r.stderr.strip()))
+    assert said == {"error: X is not a bazarsim dataset X: write one with bazarsim simulate"}

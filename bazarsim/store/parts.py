@@ -193,10 +193,16 @@ def prepare_directory(out: AnyPath, params: dict, notice=None) -> None:
     remove_temp_files(out)
 
 
+def not_a_dataset(out, why: str) -> StoreError:
+    """The one wording of "this is not a dataset", whichever command reads it."""
+    return StoreError(f"{str(out)!r} is not a bazarsim dataset ({why}): write one with "
+                      "bazarsim simulate", str(out))
+
+
 def part_files(out: str | AnyPath) -> list[AnyPath]:
     out = resolve(out)
     if not out.is_dir():
-        raise StoreError(f"no dataset directory {str(out)!r}", str(out))
+        raise not_a_dataset(out, "no such directory")
     with os_errors("read", out):
         files = sorted(p for p in out.iterdir() if PART_RE.match(p.name))
     if not files:
@@ -215,7 +221,7 @@ def read_manifest_record(out: str | Path) -> dict:
     """The whole manifest: the run's parameters and the engines that wrote it."""
     path = resolve(out) / MANIFEST
     if not path.exists():
-        raise StoreError(f"{str(out)!r} is not a bazarsim dataset (no {MANIFEST})", str(out))
+        raise not_a_dataset(out, f"no {MANIFEST}")
     with os_errors("read", path):
         text = path.read_text()
     try:
