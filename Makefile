@@ -116,7 +116,7 @@ match-study: $(STAMP)
 	  echo "Made by \`make match-study\`: every table is the output of the command above it (JSON:"; \
 	  echo "reports/match-study.json; the page of the first: reports/match-study.html). Policies:"; \
 	  echo "bazarsim/matches/policies/careful.toml and bold.toml; hand model fitted on each dataset"; \
-	  echo "(bazarsim fit); deal results double dummy. bazar-blot's spec allows targets 101 to 301:"; \
+	  echo "(bazarsim fit); deal results double dummy. bazar-blot's rules allow targets 101 to 301:"; \
 	  echo "the match to 1001 widens them with -o scoring.targets."; \
 	  $(call STUDY_MODEL,bazar) \
 	  $(call STUDY_MODEL,bazar-blot) \

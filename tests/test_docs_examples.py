@@ -50,7 +50,7 @@ def _not_run(args: list[str]) -> str | None:
         return "a placeholder: '...' stands for options shown in another example"
     if "--scheduler" in args:
         return "needs a Dask scheduler on other hosts (tests/test_dask.py runs one here)"
-    if any(a.startswith(("s3://", "/shared/")) for a in args):
+    if any(a.startswith(("s3://", "/mnt/nfs/")) for a in args):
         return "writes to storage of other hosts"
     return None
 
