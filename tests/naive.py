@@ -1,6 +1,6 @@
 """Slow, obvious reference implementations that the fast kernels are checked against.
 
-Written from RULES.md directly, over lists of (suit, rank) cards; they read a ruleset's
+Written from docs/rules.md directly, over lists of (suit, rank) cards; they read a ruleset's
 *values* (points, declaration values, orders) but none of the precomputed tables or
 bit tricks the kernels use.
 """

@@ -1,5 +1,5 @@
-"""Slow, stateless judges of the three auction styles: bazar (RULES.md section 5), belote
-(seed 003, RULES.md section 6) and bela (seed 004, RULES.md section 6).
+"""Slow, stateless judges of the three auction styles of docs/rules.md (The auction): bazar,
+belote (belote-fr) and bela (bela-hr).
 
 It re-reads the whole history for every call instead of keeping state, and works on
 plain tuples, so it shares no code with :mod:`bazarsim.rules.auction`. Calls are tuples:
@@ -139,8 +139,8 @@ def final(history, dealer, rules):
     return (b[1], b[2], seat, contra, b[3])
 
 
-# --------------------------------------------------------------------------- belote (003)
-# Written from seed 003 section 4 and RULES.md section 6 (belote-fr): the player to the
+# --------------------------------------------------------------------------- belote
+# Written from the article on belote variants (belote-fr, docs/rules.md): the player to the
 # dealer's left speaks first, then each in turn; a call is a game (a suit, BK or VK, no
 # level), pass, double (of the opponents' game) or redouble (of a double of one's own
 # side's game); a player who has not yet passed, doubled or redoubled may name a game
@@ -148,7 +148,7 @@ def final(history, dealer, rules):
 # auction ends: here, like every auction of the project, four opening passes redeal and
 # three passes in a row after the last game, double or redouble end it. ``rules`` (a dict):
 # kinds, contra, order ("suit<BK<VK" or "suit<VK<BK": games from the lowest; the four suits
-# rank alike), no_game_after_redouble (the project's choice; 003 is silent).
+# rank alike), no_game_after_redouble (the project's choice; the article is silent).
 #
 # A verdict is the *set* of every rule a call breaks (empty: legal), so that it need not
 # agree with the machine on which of two broken rules to name first.
@@ -227,8 +227,8 @@ def belote_violations(prior, call, dealer, rules):
     return broken
 
 
-# --------------------------------------------------------------------------- bela (004)
-# Written from seed 004 and RULES.md section 6 (bela-hr): starting next to the dealer, each
+# --------------------------------------------------------------------------- bela
+# Written from the Bela description (bela-hr, docs/rules.md): starting next to the dealer, each
 # player speaks once, naming a suit or passing; the dealer may not pass; the first suit
 # named is trump; no BK, VK, levels, capot bids, contra or recontra. ``rules``: kinds.
 

@@ -1,4 +1,4 @@
-"""A slow, obvious referee of matches, written from RULES.md section 6 and seeds 001, 003, 004.
+"""A slow, obvious referee of matches, written from docs/rules.md (Scoring) and its sources.
 
 It shares no code with :mod:`bazarsim.rules.match`: deals are plain dicts and the whole
 score sheet is re-added from the first deal after every deal. A deal:
@@ -7,20 +7,22 @@ score sheet is re-added from the first deal after every deal. A deal:
 * ``bidders``: the side of the contract (0 = NS, 1 = EW); ``made``: the contract was made;
 * ``all_tricks``: the side that took every trick, or ``None``;
 * ``capot_bid``, ``contra`` (0, 1 contra, 2 recontra): the contract's capot flag and doubling;
-* ``tie``, ``carried``: belote-fr (003), equal totals: the bidders write nothing and
-  ``carried`` points go to "the side that scores more in the next deal";
-* ``eight``: the side with all eight cards of one suit in one hand (004), or ``None``.
+* ``tie``, ``carried``: belote-fr (the article on belote variants), equal totals: the
+  bidders write nothing and ``carried`` points go to "the side that scores more in the
+  next deal";
+* ``eight``: the side with all eight cards of one suit in one hand (bela-hr), or ``None``.
 
-``rules``: ``target``; ``failed_cannot_win`` (001: "the leading team cannot win the match
-by losing the last round ... if the opponent overtook it, the opponent wins, otherwise
-play goes on"); ``capot_needs_bid_contra_made`` (001: "the match does not end on a capot
-unless it was bid with contra and made"); ``reverse_capot_loses`` (001: the bidders who take
-no trick lose the match at once, whatever the score); ``eight_wins`` (004: eight cards of
-one suit in one hand win the match at the end of the deal, whatever the score).
+``rules``: ``target``; ``failed_cannot_win`` (the Armenian club rules: "the leading team
+cannot win the match by losing the last round ... if the opponent overtook it, the
+opponent wins, otherwise play goes on"); ``capot_needs_bid_contra_made`` (the club rules:
+"the match does not end on a capot unless it was bid with contra and made");
+``reverse_capot_loses`` (the club rules: the bidders who take no trick lose the match at
+once, whatever the score); ``eight_wins`` (the Bela description: eight cards of one suit
+in one hand win the match at the end of the deal, whatever the score).
 
 The match is won after a deal by the side with more points once it has at least the target
-(004: "the team with the higher score wins; on equal scores play goes on"; the other
-sources name no rule for equal scores and this one is the project's).
+(the Bela description: "the team with the higher score wins; on equal scores play goes
+on"; the other sources name no rule for equal scores and this one is the project's).
 """
 
 from __future__ import annotations

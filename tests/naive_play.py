@@ -1,7 +1,8 @@
-"""Brute-force double-dummy reference, written straight from RULES.md sections 2 and 3.
+"""Brute-force double-dummy reference, written straight from docs/rules.md (card order and
+points, legal play).
 
 Plain Python, independent of bazarsim's tables and kernels: cards are strings such as
-``"JS"``, orders and points are copied from the RULES.md table, the legal-play duties are
+``"JS"``, orders and points are copied from the rules' table, the legal-play duties are
 spelled out per ruleset. Full minimax over every legal card: no pruning, no card
 merging, so nothing can hide a bug in the fast solver (the card functions are memoised
 per card). :func:`minimax` keeps no memo of positions either (slow: up to 4 tricks);
@@ -14,14 +15,14 @@ from __future__ import annotations
 
 from functools import cache
 
-TRUMP_ORDER = "J9AT" + "KQ87"  # high to low (RULES.md section 2)
+TRUMP_ORDER = "J9AT" + "KQ87"  # high to low (docs/rules.md)
 PLAIN_ORDER = "ATKQJ987"
 TRUMP_POINTS = {"J": 20, "9": 14, "A": 11, "T": 10, "K": 4, "Q": 3, "8": 0, "7": 0}
 PLAIN_POINTS = {"A": 11, "T": 10, "K": 4, "Q": 3, "J": 2, "9": 0, "8": 0, "7": 0}
 BK_POINTS = {"A": 19, "T": 10, "K": 4, "Q": 3, "J": 2, "9": 0, "8": 0, "7": 0}
 LAST_TRICK = 10
 
-# Legal-play duties per ruleset (RULES.md section 3).
+# Legal-play duties per ruleset (docs/rules.md, Legal play).
 RULES = {
     "bazar": {
         "overtake_trump": True,  # trump lead (any lead in VK): go higher if able
@@ -36,7 +37,7 @@ RULES["belote-fr"] = dict(RULES["bazar"], undertrump=True)
 RULES["bela-hr"] = dict(
     RULES["bazar"], overtake_plain=True, trump_partner=True, undertrump=True
 )
-# Bela (004) is played counter-clockwise: after N comes W.
+# Bela (bela-hr) is played counter-clockwise: after N comes W.
 COUNTERCLOCKWISE = {"bela-hr"}
 KINDS = ("S", "H", "D", "C", "BK", "VK")
 

@@ -1,4 +1,4 @@
-"""A slow, literal transcription of RULES.md section 6, to check bazarsim.rules.scoring against.
+"""A slow, literal transcription of docs/rules.md (Scoring), to check bazarsim.rules.scoring.
 
 Plain Python on plain numbers; it reads the ruleset's option fields by name and shares
 no code with :mod:`bazarsim.rules.scoring`. ``score(...)`` returns
@@ -126,7 +126,7 @@ def score(rs, level, kind, bidders, contra, capot_bid, points, tricks, decl, bel
         ns, ew = write(bid_score * whole, def_score * whole)
         return made, margin, ns, ew, 0
 
-    # bazar (000)
+    # bazar (the house code)
     if sr.unit == "small":
         value = [points[0], points[1]]
         extra = sr.capot_bonus

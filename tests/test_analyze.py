@@ -113,7 +113,7 @@ def assert_rows_match(rows, ref_rows):
 
 def plain_score(scheme, side, points, capot_side, decl, bela, kind, trickless, bonus,
                 bela_def):
-    """belote-fr and bela-hr, straight from RULES.md section 6: the bidders must score
+    """belote-fr and bela-hr, straight from docs/rules.md (Scoring): the bidders must score
     more than the defenders (belote-fr) or more than half of everything (bela-hr)."""
     decl, bela = list(decl), list(bela)
     if kind == 4:

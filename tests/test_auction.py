@@ -206,7 +206,7 @@ def test_belote_style_games_go_up_and_passed_players_are_out():
         a.call("P")
     assert a.contract.contra == 2
     assert run_auction("P P P P", "N", "belote-fr").redeal
-    # a redouble closes the naming of games (003 is silent): an option
+    # a redouble closes the naming of games (the article on variants is silent): an option
     with pytest.raises(AuctionError, match="no games after a redouble"):
         run_auction("H X XX BK", "N", "belote-fr")
     rs = get_ruleset("belote-fr", **{"auction.belote_games_after_redouble": True})
@@ -454,7 +454,8 @@ def _game_rules(rs):
         "kinds": set(rs.kinds),
         "contra": rs.auction.contra,
         "order": rs.auction.belote_game_order,
-        # 003 does not say: an option (default: a redouble closes the naming of games)
+        # the article on variants does not say: an option (default: a redouble closes the
+        # naming of games)
         "no_game_after_redouble": not rs.auction.belote_games_after_redouble,
     }
 

@@ -161,7 +161,7 @@ def test_worked_examples():
     e = evaluate_hand("AKQ.JT9.8.A", "H", rs)
     assert (e.points, e.trumps, e.trump_jacks, e.trump_nines, e.aces) == (73, 3, 1, 1, 2)
     assert e.declaration_points == 40 and e.best_declaration == "terz AS KS QS"
-    # Trump J + 9 = 34 points, more than a fifth of 162 (RULES.md section 7).
+    # Trump J + 9 = 34 points, more than a fifth of 162 (docs/rules.md, Figures).
     assert evaluate_hand("J9...", "S").points == 34
     # Four jacks: 200 in a suit contract, 100 in BK.
     assert evaluate_hand("J.J.J.J", "H").declaration_points == 200

@@ -19,7 +19,7 @@ RANKS = "789TJQKA"
 
 
 def naive_features(mask: int) -> dict[str, bool]:
-    """Features of one hand from its card list (hearts trump), written from RULES.md."""
+    """Features of one hand from its card list (hearts trump), written from docs/rules.md."""
     cards = [(c // 8, RANKS[c % 8]) for c in range(32) if mask >> c & 1]
     by_suit = {s: {r for su, r in cards if su == s} for s in range(4)}
     hearts = by_suit[1]

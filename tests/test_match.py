@@ -1,4 +1,4 @@
-"""Match play: targets and each ruleset's end rules (RULES.md section 6)."""
+"""Match play: targets and each ruleset's end rules (docs/rules.md, Scoring)."""
 
 from __future__ import annotations
 

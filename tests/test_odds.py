@@ -128,7 +128,7 @@ def test_table_features_by_placement_enumeration():
 
 
 def test_source_figure_one_hand_in_five():
-    """RULES.md section 7: K+Q of some suit 'about one deal in five': exactly 21.43%."""
+    """docs/rules.md, Figures: K+Q of some suit 'about one deal in five': exactly 21.43%."""
     assert abs(exact_odds()["kq_any_suit"] - 0.2142503) < 1e-6
 
 

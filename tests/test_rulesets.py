@@ -43,7 +43,7 @@ def test_bad_options(item, needle):
 
 
 def test_every_ambiguity_is_an_option():
-    """RULES.md's ambiguous points are documented, named options."""
+    """The rules' ambiguous points (docs/rules.md, Options) are documented, named options."""
     docs = {o["option"]: o for o in RULESETS["bazar"].option_docs()}
     for name in (
         "play.undertrump_required",
@@ -70,11 +70,11 @@ def test_card_tables_follow_rules():
 
 
 def test_issue_33_options_documented_and_ambiguous():
-    """001's open points (RULES.md sections 3 and 6): each a documented, ambiguous option
+    """The club rules' open points (docs/rules.md, Options): each a documented, ambiguous option
     saying which source reading each value stands for."""
     blot = {o["option"]: o for o in RULESETS["bazar-blot"].option_docs()}
     level = blot["scoring.capot_bonus_counts_for_level"]
-    assert level["value"] is False and level["ambiguous"] and "001" in level["doc"]
+    assert level["value"] is False and level["ambiguous"] and "Armenian club rules" in level["doc"]
     base = blot["scoring.failed_capot_base"]
     assert base["value"] == 25 and base["choices"] == (25, 16) and base["ambiguous"]
     assert "25: the capot base" in base["doc"] and "16: the plain deal base" in base["doc"]
@@ -85,8 +85,9 @@ def test_issue_33_options_documented_and_ambiguous():
 
 
 def test_overtake_on_trump_lead_ambiguous_in_bazar_blot_only():
-    """Ambiguity per ruleset: the field is settled in bazar (000) but open in 001, whose
-    words the help quotes; the default stays true and the flag still compiles."""
+    """Ambiguity per ruleset: the field is settled in bazar (the house code) but open in the
+    club rules, whose words the help quotes; the default stays true and the flag still
+    compiles."""
     blot = {o["option"]: o for o in RULESETS["bazar-blot"].option_docs()}
     bazar = {o["option"]: o for o in RULESETS["bazar"].option_docs()}
     name = "play.overtake_on_trump_lead"

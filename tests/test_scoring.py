@@ -1,4 +1,4 @@
-"""Deal scoring: worked examples per ruleset (RULES.md section 6), properties, bulk = scalar."""
+"""Deal scoring: worked examples per ruleset (docs/rules.md, Scoring), properties, bulk = scalar."""
 
 from __future__ import annotations
 
@@ -110,8 +110,8 @@ def test_bazar_reverse_capot_always_fails():
 # ------------------------------------------------------------------ bazar, big points
 
 BIG = {"scoring.unit": "big"}
-# 001's open capot points (RULES.md section 6), each set to its non-default value
-CAPOT_001 = {"scoring.capot_bonus_counts_for_level": True, "scoring.failed_capot_base": 16}
+# the club rules' open capot points (docs/rules.md, Scoring), each set to its non-default value
+CAPOT_OPEN = {"scoring.capot_bonus_counts_for_level": True, "scoring.failed_capot_base": 16}
 
 
 def test_bazar_big_points_16_26_25():
@@ -182,7 +182,7 @@ def test_blot_capot_and_reverse_capot():
     assert r.made and r.scores == (9 * 2 + 25, 0)
 
 
-# ------------------------------------------------------------------ no bela in BK, 001's capot
+# ------------------------------------------------------------------ no bela in BK, the club capot
 
 
 def cli_json(*args):
@@ -193,7 +193,7 @@ def cli_json(*args):
 
 @pytest.mark.parametrize("name", ["bazar", "bazar-blot", "belote-fr"])
 def test_no_bela_in_bk_refused_by_scalar_and_bulk_check(name):
-    """RULES.md section 4: no bela in BK. 8BK by N, NS 70 + bela 20 would make 80."""
+    """docs/rules.md, Declarations: no bela in BK. 8BK by N, NS 70 + bela 20 would make 80."""
     with pytest.raises(ScoringError, match="no bela in BK"):
         deal(name, 8, BK, N, 70, 4, bela=(20, 0))
     with pytest.raises(ScoringError, match="no bela in BK"):
@@ -299,7 +299,7 @@ def test_failed_capot_base():
     assert code == 2 and "choose from 25, 16" in out
 
 
-@pytest.mark.parametrize("opts", [{}, LEVEL, BASE16, CAPOT_001])
+@pytest.mark.parametrize("opts", [{}, LEVEL, BASE16, CAPOT_OPEN])
 @pytest.mark.parametrize("name", ["bazar", "bazar-blot"])
 def test_issue_33_examples_bulk_equals_scalar_and_naive(name, opts):
     """The worked examples above, one row each, through all three scorers."""
@@ -431,9 +431,9 @@ RULESET_VARIANTS = [
         {"scoring.made_with_contra": "all_to_bidders", "scoring.bela_on_failure": "holder"},
     ),
     ("bela-hr", {}),
-    ("bazar-blot", CAPOT_001),
-    ("bazar", CAPOT_001),
-    ("bazar", {**BIG, **CAPOT_001}),
+    ("bazar-blot", CAPOT_OPEN),
+    ("bazar", CAPOT_OPEN),
+    ("bazar", {**BIG, **CAPOT_OPEN}),
 ]
 DECLS = (0, 0, 0, 20, 20, 40, 50, 70, 100, 120, 140, 150, 200)
 
@@ -515,7 +515,7 @@ def test_bulk_equals_scalar_on_random_deals(variant):
 
 @pytest.mark.parametrize("variant", range(len(RULESET_VARIANTS)))
 def test_scalar_equals_naive_transcription_on_random_deals(variant):
-    """score_deal against tests/naive_scoring.py, a literal reading of RULES.md section 6."""
+    """score_deal against tests/naive_scoring.py, a literal reading of docs/rules.md (Scoring)."""
     name, opts = RULESET_VARIANTS[variant]
     rs = get_ruleset(name, **opts)
     rng = np.random.default_rng(777 + variant)

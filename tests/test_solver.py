@@ -4,7 +4,7 @@ test_solver_reference.py).
 
 Default selection (make test): a sample of the brute-force gate (100 positions of 1-5
 tricks per contract kind and ruleset, one of 5 tricks, where the root look-ahead acts;
-the reference run on every core), every flag of RULES.md section 3 pinned,
+the reference run on every core), every legal-play flag (docs/rules.md) pinned,
 legal-card cross-check, threshold/capot consistency, batch vs single solves, all
 optimisations off vs on on mid-size positions and on one full deal, one full deal a
 ruleset and kind whose optimal line's last 4 tricks are brute-forced, the frozen corpus.
@@ -235,7 +235,7 @@ def test_full_deal_lines_against_brute_force_gate(solver, ref_pool, rs_name, kin
 LINE_DEALS = 4  # ~28 s a ruleset and kind for 6 deals on this busy 2-core host
 
 
-# bazar-blot with 001's reading of a trump lead: follow with a trump, not necessarily a
+# bazar-blot with the club rules' reading of a trump lead: follow with a trump, not necessarily a
 # higher one (play.overtake_on_trump_lead off, under-trumping still required; issue #33)
 BLOT_NO_OVERTAKE = {"play.overtake_on_trump_lead": False}
 BLOT_NO_OVERTAKE_RULES = dict(NP.RULES["bazar-blot"], overtake_trump=False)
