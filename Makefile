@@ -129,7 +129,7 @@ match-study: $(STAMP)
 	{ echo "["; $(call STUDY_JSON,bazar to 301,$(STUDY_BAZAR)) echo ","; \
 	  $(call STUDY_JSON,bazar-blot to 301,$(STUDY_BLOT)) echo ","; \
 	  $(call STUDY_JSON,bazar-blot to 1001,$(STUDY_1001)) echo "]"; } > reports/match-study.json
-	$(BIN)/bazarsim report runs/match-careful-bold-match-bazar-7-40000-301-7 --out reports/match-study.html
+	$(BIN)/bazarsim report runs/match-careful-bold-match-bazar-7-40000-dd-301-7 --out reports/match-study.html
 	$(BIN)/python -m bazarsim.report.browser reports/match-study.html \
 	  --screenshot reports/match-study.png > /dev/null
 	@echo "wrote reports/match-study.md, .json, .html and .png"

@@ -109,8 +109,9 @@ def test_eval_deal_shows_scoring_side():
 
 
 def test_rules_marks_per_ruleset_ambiguity():
-    """`bazarsim rules bazar-blot` marks play.overtake_on_trump_lead ambiguous (open in
-    001), with 001's words in its help; in bazar (000) it is settled."""
+    """`bazarsim rules bazar-blot` marks play.overtake_on_trump_lead ambiguous (open in the
+    Armenian club rules), with the club rules' words in its help; in bazar (the Ukrainian
+    house code) it is settled."""
     d = json.loads(run("rules", "bazar-blot", "--format", "json").output)
     assert d["options"]["play.overtake_on_trump_lead"] is True
     assert "play.overtake_on_trump_lead" in d["ambiguous"]
@@ -118,13 +119,13 @@ def test_rules_marks_per_ruleset_ambiguity():
     r = run("rules", "bazar-blot", "--format", "csv")
     assert r.exit_code == 0, r.output
     rows = {line.split(",", 1)[0]: line for line in r.output.splitlines()}
-    assert "bazar-blot: open in 001" in rows["play.overtake_on_trump_lead"]
+    assert "bazar-blot: open in the Armenian club rules" in rows["play.overtake_on_trump_lead"]
     d = json.loads(run("rules", "bazar", "--format", "json").output)
     assert "play.overtake_on_trump_lead" not in d["ambiguous"] and d["notes"] == {}
 
 
 def test_rules_bazar_blot_shows_capot_options():
-    """`bazarsim rules bazar-blot` lists 001's two open capot points, ambiguous."""
+    """`bazarsim rules bazar-blot` lists the club rules' two open capot points, ambiguous."""
     d = json.loads(run("rules", "bazar-blot", "--format", "json").output)
     assert d["options"]["scoring.capot_bonus_counts_for_level"] is False
     assert d["options"]["scoring.failed_capot_base"] == 25

@@ -272,7 +272,8 @@ def match_command(
     model: ModelOpt = None,
     out: Annotated[Path | None, typer.Option(
         "--out", help="Run directory (resumed if it holds this play-off); default "
-        "runs/match-A-B-DATASET-TARGET-SEED (DATASET-MODEL with --model).")] = None,
+        "runs/match-A-B-DATASET-PLAY-TARGET-SEED (DATASET-MODEL with --model; -oHASH "
+        "after it with -o options): every parameter in its name.")] = None,
     chunk: Annotated[int, typer.Option("--chunk", min=1, help="Pairs a task plays.")] =
     DEFAULT_CHUNK,
     workers: WorkersOpt = None,

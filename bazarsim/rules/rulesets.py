@@ -452,7 +452,7 @@ _BAZAR_BLOT = dataclasses.replace(
     notes=(
         (
             "play.overtake_on_trump_lead",
-            "open in 001 (the Armenian club rules), which only says the led suit is played "
+            "open in the Armenian club rules, which only says the led suit is played "
             "'не обязательно старшую' (not necessarily the highest); default true, as the "
             "Ukrainian house code and the club engines (docs/rules.md, Legal play)",
         ),
