@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 
 from bazarsim import __version__
 from bazarsim.core.errors import BazarsimError
-from bazarsim.engine.faults import parts_written
+from bazarsim.engine.faults import parts_written, task_pause
 from bazarsim.store.location import resolve
 from bazarsim.store.parts import (
     MANIFEST,
@@ -114,6 +114,7 @@ class TaskSpec:
     version: str
     numba_threads: int
     kill: KillOnce | None = None
+    pause: float = 0.0  # seconds a task waits first (faults.task_pause: kill tests only)
 
 
 # --------------------------------------------------------------------------- worker side
@@ -182,6 +183,8 @@ def compute_part(spec: TaskSpec, start: int, end: int) -> dict:
                                 "shares (a network file system) or a URL every worker can "
                                 "write (s3://...)", spec.out)
         _SEEN_DIRS.add(spec.out)
+    if spec.pause:
+        time.sleep(spec.pause)
     t0 = time.perf_counter()
     sim = _simulation(spec)
     old = numba.get_num_threads()
@@ -310,7 +313,7 @@ def run_dask(sim: Simulation, out: Path, engine: DaskEngine,
         if progress:
             progress(done_before, sim.deals)
         spec = TaskSpec(sim.params(), str(out), sim.compression, __version__,
-                        engine.task_threads(), kill)
+                        engine.task_threads(), kill, task_pause())
         t0 = time.perf_counter()
         # retries: a task that raised (a flaky object store...) runs again twice; one
         # whose worker died is run elsewhere by the scheduler (up to 3 deaths a task)
