@@ -398,6 +398,7 @@ def test_playoff_page(dd_dataset, browser, tmp_path):
     assert "2 figures" in r.stderr
     html = out.read_text()
     self_contained(html, 2)
+    assert "The map need not rise with every point" in html  # score rules switch on
     info = browser.check(out, pdf=True)
     assert_clean(info, 2)
     assert info["scripts"] == 0 and info["pdf_a4"]
