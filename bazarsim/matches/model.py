@@ -278,7 +278,7 @@ def fit_model(out: str | Path, play: str = "dd", prior: float = DEFAULT_PRIOR,
     if deals == 0:
         raise BazarsimError(f"{out} holds no deals")
     check = HandModel(rs, np.stack([smooth(n[0, r], made[0, r], prior) for r in (0, 1)]),
-                      n[0].copy(), prior, {})
+                      n[0].copy(), prior, {}, made[0].copy())
     calibration = calibrate(check, held)
     total_n = n.sum(0)
     total_made = made.sum(0)
@@ -294,8 +294,9 @@ def fit_model(out: str | Path, play: str = "dd", prior: float = DEFAULT_PRIOR,
 
 def calibrate(model: HandModel, held) -> dict:
     """Brier score of the model on held-out rows against each bid's base rate (the rate
-    over the fitted deals, one per kind group, role and bid), and a reliability table.
-    Only bids a kind can make count (a level above its deal total is no forecast)."""
+    over the fitted deals, one per kind group, role and bid: made over deals, from the
+    model's raw counts, not its smoothed rates), and a reliability table. Only bids a
+    kind can make count (a level above its deal total is no forecast)."""
     rs = model.ruleset
     bins = np.zeros((RELIABILITY_BINS, 3))  # forecasts, sum p, made
     brier = np.zeros(2)
@@ -306,7 +307,7 @@ def calibrate(model: HandModel, held) -> dict:
         g = kind_group(kind)
         lo, hi = g * (N_CELLS // len(GROUPS)), (g + 1) * (N_CELLS // len(GROUPS))
         w = model.counts[role, lo:hi].sum()
-        rate = (model.rates[role, lo:hi] * model.counts[role, lo:hi, None]).sum(0) / max(w, 1)
+        rate = model.made[role, lo:hi].sum(0) / max(w, 1)
         useful = [j for j, b in enumerate(model_bids(rs, kind))
                   if b.capot or b.level * 10 <= rs.total_points(kind) + 100]
         y = hits[useful].T.astype(np.float64)
