@@ -411,7 +411,12 @@ def equity_command(
         emit_records(block, fmt, boxed=False, title=(
             "break-even P(make) % for A to bid, by score (bid when the hand's P(make) is "
             "above it)" if i == 0 else None))
-    if derived is not None:
+    if derived is not None and not derived["bands"]:  # a blank map: nothing to derive
+        echo_wrapped(f"score rules written to {policy_out}: none (the break-even map has no "
+                     "value " + ("where no band applies" if derived["base_break_even"] is None
+                                 else "in any band") + ": too few deals of A's made and "
+                     "failed contracts; the policy is written without score rules)")
+    elif derived is not None:
         emit_records([{"rule": f"{b['when']} by {b['by']}+" + (f", leader needs <= {b['near']}"
                                                                 if b["near"] else ""),
                        "break-even %": f"{100 * b['break_even']:.1f}",
