@@ -179,6 +179,8 @@ def playoff_summary(wins: np.ndarray, outcomes: np.ndarray, target: int,
 
 
 def _contract_shares(o: dict) -> dict:
+    """Per side: the share of deals it declared, and of its own contracts the share made
+    and the share contra'd (by the other side); the share of deals passed out."""
     n = len(o["deal"])
     d = o["declarer"]
     made = (o["flags"] & F_MADE) > 0
@@ -187,8 +189,7 @@ def _contract_shares(o: dict) -> dict:
         mine = d == side
         out[f"{name}_declares"] = float(mine.mean()) if n else 0.0
         out[f"{name}_made"] = float(made[mine].mean()) if mine.any() else None
-        out[f"{name}_contra"] = float((o["contra"][d == 1 - side] > 0).mean()) if (
-            d == 1 - side).any() else None
+        out[f"{name}_contra"] = float((o["contra"][mine] > 0).mean()) if mine.any() else None
     return out
 
 
