@@ -602,7 +602,8 @@ def _rows(study: BidStudy, cells: dict, hist: dict, confidence: float) -> list[d
             made = int(round(cell.made[ci]))
             lo, hi = wilson_interval(made, n, confidence)
             mean = cell.score[ci] / n
-            var = max(0.0, cell.score2[ci] / n - mean * mean)
+            # the sample variance (n - 1), as table compare and analyze take it
+            var = max(0.0, cell.score2[ci] / n - mean * mean) * n / (n - 1) if n > 1 else 0.0
             failed = n - made
             s_made = cell.score_made[ci] / made if made else math.nan
             s_failed = cell.score_failed[ci] / failed if failed else math.nan
