@@ -108,8 +108,8 @@ def analyze_command(
                                        "--precision: the most to deal).")] = 2000,
     seed: SeedOpt = DEFAULT_SEED,
     precision: Annotated[float | None, typer.Option(
-        "--precision", help="Deal 200 at a time until the best bid's 95% interval on "
-        "P(make) is at most ± this, or its lead over the second best is significant "
+        "--precision", help="Deal 200 at a time until the best bid's interval on P(make) "
+        "(at --confidence) is at most ± this, or its lead over the second best is significant "
         "(paired), at most -n deals.")] = None,
     fmt: FormatOpt = Format.table,
     file: Annotated[str | None, typer.Option(

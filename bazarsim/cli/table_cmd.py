@@ -102,7 +102,7 @@ def bids_command(
                      seats=split_list(seat), contra=contra, confidence=confidence, play=play)
     if out:
         write_records_parquet(rows, out)
-    shown, notes = bid_records(rows, fmt), None
+    shown, notes = bid_records(rows, fmt, confidence), None
     if fmt == Format.table:
         shown, notes = bid_terminal_records(shown)
     emit_records(shown, fmt, title=f"Bids in {directory} ({played(directory, play)}; "

@@ -8,8 +8,9 @@ from pathlib import Path
 from bazarsim.report.records import Format
 
 
-def bid_records(rows: list[dict], fmt: Format) -> list[dict]:
-    """Rounded columns for reading (table, md); json and csv keep every raw value."""
+def bid_records(rows: list[dict], fmt: Format, confidence: float = 0.95) -> list[dict]:
+    """Rounded columns for reading (table, md); json and csv keep every raw value. The
+    interval's header names its level (``confidence``, that of the rows' intervals)."""
     if fmt not in (Format.table, Format.md):
         return rows
     out = []
@@ -19,7 +20,8 @@ def bid_records(rows: list[dict], fmt: Format) -> list[dict]:
             "bid": r["bid"],
             "n": f"{r['n']:,}",
             "make %": f"{100 * r['p_make']:.1f}",
-            "95% interval": f"{100 * r['ci_low']:.1f} .. {100 * r['ci_high']:.1f}",
+            f"{100 * confidence:g}% interval": f"{100 * r['ci_low']:.1f} .. "
+                                              f"{100 * r['ci_high']:.1f}",
             "capot %": f"{100 * r['p_capot']:.1f}",
             "total (mean, sd)": f"{r['mean_total']:.1f} ± {r['sd_total']:.1f}",
             "quartiles": f"{r['q1_total']:.0f} / {r['median_total']:.0f} / "

@@ -39,7 +39,8 @@ def hand_records(a: HandAnalysis, fmt: Format, every_bid: bool = False) -> list[
         out.append({
             "bid": row["bid"],
             "make %": f"{100 * row['p_make']:.1f}",
-            "95% interval": f"{100 * row['ci_low']:.1f} .. {100 * row['ci_high']:.1f}",
+            f"{100 * a.confidence:g}% interval": f"{100 * row['ci_low']:.1f} .. "
+                                                f"{100 * row['ci_high']:.1f}",
             "side total": f"{row['mean_total']:.1f} ± {_num(row['se_total'], '.1f')}",
             "capot %": f"{100 * row['p_capot']:.1f}",
             "expected score": f"{row['expected_score']:+.1f} ± {_num(row['se_score'], '.1f')}",
