@@ -5,6 +5,9 @@
 * the world sampler against brute-force enumeration of every hidden deal a view allows
   (same set, same count; the truth is among them), and its draws against chi-square;
 * PIMC's per-card values against the mean of the reference minimax over every world;
+* PIMC's fixed rules: ties (equal sums over every world, found by the reference) go to
+  the cheapest card; asked for as many worlds as the view has or more, each world is
+  solved exactly once;
 * whole play-outs: every card legal (reference rules), points and tricks recounted by the
   reference, the truth never excluded by what the players inferred, four DD players
   reaching the DD value;
@@ -13,8 +16,11 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
+from collections import Counter
+from dataclasses import dataclass
 
 import numba as nb
 import numpy as np
@@ -363,6 +369,297 @@ def test_pimc_values_are_means_of_reference_minimax(ruleset):
 def test_pimc_values_are_means_of_reference_minimax_gate(ruleset):
     """Gate. Sample in make test: test_pimc_values_are_means_of_reference_minimax."""
     assert check_pimc_values(ruleset, 100, 32, most_left=3) == 100
+
+
+# ---------------------------------------------------------------- PIMC's fixed rules
+
+
+@dataclass
+class Position:
+    """A decision to take: the hands left (kernel seats, playing order), what the seat to
+    play is known to hold / known not to hold per seat, the cards of completed tricks,
+    the leader and the cards of the trick in progress."""
+
+    ruleset: str
+    kind: int
+    hands: list[int]
+    fixed: list[int]
+    forbid: list[int]
+    gone: int
+    leader: int
+    trick: list[int]
+
+    @property
+    def me(self) -> int:
+        return (self.leader + len(self.trick)) % 4
+
+    @property
+    def left(self) -> int:
+        """Every point from the trick's start: the cards of no completed trick, the last
+        trick's bonus (the reference's own card points)."""
+        k = KIND_NAMES[self.kind]
+        return sum(NP.points(text(c), k) for c in range(32)
+                   if not (self.gone >> c) & 1) + NP.LAST_TRICK
+
+
+@functools.cache
+def _context():
+    return new_context(DEFAULT_TT_BITS, O_ALL)
+
+
+def kernel_decide(pos: Position, worlds: int, objective=O_POINTS, side=0, need=0, key=1,
+                  fn=decide, truth=None):
+    """``decide`` (or its Python source, ``fn=decide.py_func``) at ``pos``, PIMC (or DD
+    on the 4 hands ``truth``): (card, worlds used, values)."""
+    play = contract_play(get_ruleset(pos.ruleset), pos.kind)
+    trick = np.zeros(4, np.int64)
+    trick[: len(pos.trick)] = pos.trick
+    values = np.empty(32, np.float64)
+    arr = [np.array(x, np.int64) for x in (pos.fixed, pos.forbid,
+                                           [popcount32(h) for h in pos.hands])]
+    card, used = fn(pos.me, pos.hands[pos.me], *arr, pos.gone, pos.leader, trick,
+                    len(pos.trick), play, _context(), worlds, np.uint64(key), objective, side,
+                    need, np.array(truth or [-1] * 4, np.int64), values, new_scratch())
+    return int(card), int(used), values
+
+
+def reference_values(pos: Position) -> tuple[list[tuple[int, ...]], dict[int, list[int]]]:
+    """Every world of the view (brute force, in a fixed order) and, per legal card
+    (reference rules), the reference minimax's N-S points from the trick's start in
+    each world."""
+    k = KIND_NAMES[pos.kind]
+    rules = NP.RULES[pos.ruleset]
+    me = pos.me
+    played = pos.gone | sum(1 << c for c in pos.trick)
+    worlds = sorted(brute_worlds(me, pos.hands[me], pos.fixed, pos.forbid,
+                                 [popcount32(h) for h in pos.hands], played))
+    tr = [((pos.leader + j) % 4, text(c)) for j, c in enumerate(pos.trick)]
+    legal = NP.legal([text(c) for c in cards_of(pos.hands[me])], me, tr, k, rules)
+    per: dict[int, list[int]] = {}
+    for c in cards_of(pos.hands[me]):
+        if text(c) not in legal:
+            continue
+        per[c] = []
+        for w in worlds:
+            h = [[text(x) for x in cards_of(w[s])] for s in range(4)]
+            h[me].remove(text(c))
+            per[c].append(NP.minimax(h, pos.leader, k, rules, tr + [(me, text(c))]))
+    return worlds, per
+
+
+def goal(pos: Position, per, objective, side, need) -> tuple[dict[int, int], bool]:
+    """Per legal card, the sum over the worlds that decide() compares (N-S points, or
+    the worlds where the declaring side ``side`` takes ``need`` points from here), and
+    whether the seat to play wants it high."""
+    if objective == O_POINTS:
+        return {c: sum(v) for c, v in per.items()}, pos.me % 2 == 0
+    own = {c: [x if side == 0 else pos.left - x for x in v] for c, v in per.items()}
+    return {c: sum(x >= need for x in v) for c, v in own.items()}, pos.me % 2 == side
+
+
+def cost(c: int, kind: int) -> tuple[int, int, int]:
+    """What makes a card cheap, in the order decide()'s tie rule (``_cheaper``) reads it
+    and docs/hidden-card-play.md says it ("ties: the cheaper card"): its card points in
+    the contract, then its strength in its suit's order (7 = 0 up to the strongest), then
+    its card number (suits S H D C, ranks 7 .. A), all from the reference's tables."""
+    k = KIND_NAMES[kind]
+    t = text(c)
+    return NP.points(t, k), NP.power(t, k), "SHDC".index(t[1]) * 8 + "789TJQKA".index(t[0])
+
+
+def separates(cards, kind) -> str:
+    """Which part of :func:`cost` tells the cheapest tied card from the next."""
+    a, b = sorted(cost(c, kind) for c in cards)[:2]
+    return "points" if a[0] != b[0] else "strength" if a[1] != b[1] else "number"
+
+
+def random_endgame(rng, ruleset: str, left: int = 2) -> Position:
+    """The last ``left`` tricks of a random deal (random cards, not the lowest), a random
+    number of them played into the current trick by the reference's rules."""
+    kind = int(rng.choice(get_ruleset(ruleset).kinds))
+    perm = [int(c) for c in rng.permutation(32)[: 4 * left]]
+    hands = [sum(1 << c for c in perm[left * s: left * s + left]) for s in range(4)]
+    gone = 0xFFFFFFFF & ~(hands[0] | hands[1] | hands[2] | hands[3])
+    leader = int(rng.integers(0, 4))
+    trick: list[int] = []
+    for i in range(int(rng.integers(0, 4))):
+        s = (leader + i) % 4
+        tr = [((leader + j) % 4, text(c)) for j, c in enumerate(trick)]
+        legal = NP.legal([text(c) for c in cards_of(hands[s])], s, tr, KIND_NAMES[kind],
+                         NP.RULES[ruleset])
+        c = parse_card(legal[int(rng.integers(0, len(legal)))])
+        trick.append(c)
+        hands[s] &= ~(1 << c)
+    return Position(ruleset, kind, hands, [0] * 4, [0] * 4, gone, leader, trick)
+
+
+def check_ties(ruleset: str, count: int, seed: int) -> Counter:
+    """``count`` random endgames (2 tricks left, every world solved), each decided for
+    both objectives: where several legal cards share the best sum over the worlds, the
+    card played is the cheapest of them. Returns the ties seen, by objective and by what
+    separated the cheapest card from the next."""
+    rng = np.random.default_rng(seed)
+    seen: Counter = Counter()
+    done = 0
+    while done < count:
+        pos = random_endgame(rng, ruleset)
+        worlds, per = reference_values(pos)
+        if len(per) < 2:
+            continue
+        for objective in (O_POINTS, O_CONTRACT):
+            side = int(rng.integers(0, 2))
+            need = int(rng.integers(1, pos.left + 1))
+            sums, high = goal(pos, per, objective, side, need)
+            top = (max if high else min)(sums.values())
+            best = [c for c in per if sums[c] == top]
+            card, used, _v = kernel_decide(pos, 10_000, objective, side, need)
+            assert used == len(worlds)
+            assert card == min(best, key=lambda c: cost(c, pos.kind)), (
+                ruleset, KIND_NAMES[pos.kind], objective, [text(c) for c in best], text(card))
+            if len(best) > 1:
+                seen[objective, separates(best, pos.kind)] += 1
+        done += 1
+    return seen
+
+
+@pytest.mark.parametrize("ruleset", RULESETS)
+def test_pimc_ties_go_to_the_cheapest_card(ruleset):
+    """Random endgames whose ties the reference finds (equal sums over every world: twin
+    small cards, cards that change nothing, P(make) 0 or 1 whatever is played): decide()
+    plays the cheapest tied card, for both objectives. The sample must hold ties split by
+    points and by strength for each objective (the card number: TIE_POSITIONS)."""
+    seen = check_ties(ruleset, 30, 33)
+    for objective in (O_POINTS, O_CONTRACT):
+        assert seen[objective, "points"] and seen[objective, "strength"], seen
+
+
+# (ruleset, contract, my two cards, the one the tie rule must play). N is to play last to
+# a club (or heart) trick its partner S holds with the ace (the jack in VK), void in the
+# led suit, so either card is legal; S is known (as after a shown declaration) to hold
+# the last trick's master, so N-S take every point whichever card N plays: a tie in each
+# of the two worlds (9D and TD hidden between E and W).
+TIE_POSITIONS = [
+    # points before strength: QS has 3 points and is 4th of its suit; KH (trump) 4 and 3rd
+    ("bazar", "H", "KH QS", "QS"),
+    # same points and strength (both 7s, 0 points): the lower card number
+    ("bazar-blot", "S", "7H 7D", "7H"),
+    # equal small cards of one suit, nothing between them (decide's twins): the weaker
+    ("belote-fr", "BK", "8C 7C", "7C"),
+    # strength before card number: 7D is the weakest card (number 16), 8S is number 1
+    ("bela-hr", "VK", "8S 7D", "7D"),
+]
+
+
+def tie_position(ruleset: str, contract: str, mine: str) -> Position:
+    kind = KIND_NAMES.index(contract)
+    led = "H" if contract in ("BK", "VK") else "C"
+    top = {"BK": "AS", "VK": "JC"}.get(contract, "J" + contract)  # S's master card
+    win = "J" + led if contract == "VK" else "A" + led
+    trick = [parse_card(c) for c in ("7" + led, win, "8" + led)]
+    hands = [sum(1 << parse_card(c) for c in mine.split())] + [
+        1 << parse_card(c) for c in ("9D", top, "TD")]
+    used = hands[0] | hands[1] | hands[2] | hands[3] | sum(1 << c for c in trick)
+    fixed = [0, 0, hands[2], 0]
+    return Position(ruleset, kind, hands, fixed, [0] * 4, 0xFFFFFFFF & ~used, 1, trick)
+
+
+@pytest.mark.parametrize("ruleset, contract, mine, want", TIE_POSITIONS)
+def test_pimc_tie_rule_on_built_positions(ruleset, contract, mine, want):
+    """Built ties (see TIE_POSITIONS): the reference finds both cards legal and worth the
+    same in each world; decide() plays the cheaper for either objective, whatever it
+    must reach, and a DD player does too."""
+    pos = tie_position(ruleset, contract, mine)
+    worlds, per = reference_values(pos)
+    assert len(worlds) == 2 and len(per) == 2
+    a, b = per.values()
+    assert a == b  # a tie in every world
+    assert min(per, key=lambda c: cost(c, pos.kind)) == parse_card(want)
+    for objective, side, need in ((O_POINTS, 0, 0), (O_CONTRACT, 0, pos.left),
+                                  (O_CONTRACT, 1, 1), (O_CONTRACT, 0, pos.left + 1)):
+        for asked in (1, 2, 20):
+            card, _used, _v = kernel_decide(pos, asked, objective, side, need)
+            assert text(card) == want, (objective, side, need, asked, text(card))
+        for world in worlds:
+            card, _used, _v = kernel_decide(pos, 1, objective, side, need, truth=list(world))
+            assert text(card) == want, (objective, side, need, "dd", text(card))
+
+
+def recorded_decide(monkeypatch, pos: Position, worlds: int, key: int):
+    """decide()'s own source (``decide.py_func``, the Python it is compiled from) with the
+    unranking wrapped: what :func:`kernel_decide` returns, plus each world number drawn
+    and the world it gave the solver, in order."""
+    from bazarsim.players import pimc
+    from bazarsim.players.worlds import world_at
+
+    drawn = []
+
+    def recording(r, need, seats, binom, classes, sizes, table, hands):
+        world_at(r, need, seats, binom, classes, sizes, table, hands)
+        drawn.append((int(r), tuple(int(h) for h in hands)))
+
+    with monkeypatch.context() as m:
+        m.setattr(pimc, "world_at", recording)
+        out = kernel_decide(pos, worlds, key=key, fn=pimc.decide.py_func)
+    return (*out, drawn)
+
+
+def check_worlds_asked(monkeypatch, pos: Position, key: int) -> int | None:
+    """decide() asked for one world fewer than the view has, exactly as many, one more
+    (None: a forced card, nothing to sample)."""
+    worlds, per = reference_values(pos)
+    total = len(worlds)
+    if len(per) < 2 or total < 2:
+        return None
+    index = {w: i for i, w in enumerate(worlds)}
+    for asked in (total - 1, total, total + 1):
+        card, used, values = kernel_decide(pos, asked, key=key)
+        card_p, used_p, values_p, drawn = recorded_decide(monkeypatch, pos, asked, key)
+        # the compiled kernel did what its source did
+        assert (card, used) == (card_p, used_p)
+        assert np.array_equal(values, values_p, equal_nan=True)
+        took = [w for _r, w in drawn]
+        assert used == len(took) == min(asked, total)
+        if asked >= total:  # every world exactly once: none twice, none left out
+            assert sorted(took) == worlds, (asked, total)
+        else:  # drawn from the view's worlds by the decision's own uniform stream
+            assert all(w in index for w in took)
+            k = np.int64(0)
+            for r, _w in drawn:
+                want, k = draw_index(np.uint64(key), k, total)
+                assert r == want
+        # values: the reference's mean over every world where they fit (the compiled
+        # kernel's own evidence), else over the worlds taken
+        over = worlds if asked >= total else took
+        for c, v in per.items():
+            assert values[c] == pytest.approx(np.mean([v[index[w]] for w in over]),
+                                              abs=1e-12), (asked, total, text(c))
+    return total
+
+
+def test_pimc_takes_every_world_once_when_they_fit(monkeypatch):
+    """The worlds asked for one below, equal to and one above the worlds of the view
+    (brute-force enumeration), on random endgames (half with a card ruled out for a
+    seat) and TIE_POSITIONS: where they fit, each world is solved exactly once (the
+    sampling-with-replacement slip at equality fails here); where fewer are asked, the
+    worlds are the view's, drawn by the decision's stream. Fewer asked, decide() draws
+    with replacement (a uniform number below the count each time), so a world may come
+    twice: asserted neither way."""
+    rng = np.random.default_rng(35)
+    sizes = []
+    while len(sizes) < 8:
+        pos = random_endgame(rng, RULESETS[len(sizes) % 4])
+        if len(sizes) % 2:  # a seat known not to hold a card another hidden hand holds
+            s = (pos.me + 1 + len(sizes) // 2 % 3) % 4
+            other = pos.hands[(s + 1) % 4 if (s + 1) % 4 != pos.me else (s + 2) % 4]
+            if other:
+                pos.forbid[s] = other & -other
+        total = check_worlds_asked(monkeypatch, pos, 100 + len(sizes))
+        if total is not None:
+            sizes.append(total)
+    for ruleset, contract, mine, _want in TIE_POSITIONS:
+        sizes.append(check_worlds_asked(monkeypatch, tie_position(ruleset, contract, mine),
+                                        7))
+    assert min(sizes) == 2 and max(sizes) > 20, sizes
 
 
 # ---------------------------------------------------------------- whole play-outs
