@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import os
 import random
 import signal
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -56,7 +58,14 @@ from bazarsim.matches.playoff import (
     play_pairs,
     playoff_summary,
 )
-from bazarsim.matches.policy import KEYS, PolicyError, load_policy, parse_policy
+from bazarsim.matches.policy import (
+    KEYS,
+    Policy,
+    PolicyError,
+    ScoreRule,
+    load_policy,
+    parse_policy,
+)
 from bazarsim.matches.run import PlayoffSpec, read_playoff, run_playoff
 from bazarsim.rules.auction import BID, Call
 from bazarsim.rules.compiled import compiled_rules
@@ -474,9 +483,16 @@ def test_end_rule_kernel_matches_the_referee(name):
 
 
 def memo_equity(outcomes, target, rules, top, regime=lambda a, b: 0):
-    """``E(0, 0, t)`` by plain recursion with a memo over score pairs (scores past
-    ``top`` held there, as the kernel does); ``outcomes[r][t]``: rows ``(da, db, decl,
-    flags, eight, p)`` of regime ``r``, ``regime(a, b)`` the regime at a score."""
+    """``E(0, 0, t)`` by plain recursion with a memo over score pairs (see
+    :func:`memo_pair`)."""
+    return memo_pair(outcomes, target, rules, top, regime)(0, 0)
+
+
+def memo_pair(outcomes, target, rules, top, regime=lambda a, b: 0):
+    """``(a, b) -> (E(a, b, 0), E(a, b, 1))`` by plain recursion with a memo over score
+    pairs (scores past ``top`` held there, as the kernel does); ``outcomes[r][t]``: rows
+    ``(da, db, decl, flags, eight, p)`` of regime ``r``, ``regime(a, b)`` the regime at a
+    score."""
 
     @functools.cache
     def pair(a, b):
@@ -502,7 +518,7 @@ def memo_equity(outcomes, target, rules, top, regime=lambda a, b: 0):
         e0 = (c0 + q0 * c1) / (1 - q0 * q1)
         return e0, c1 + q1 * e0
 
-    return pair(0, 0)
+    return pair
 
 
 def _random_outcomes(rng, n):
@@ -578,6 +594,115 @@ def test_dp_agrees_with_the_simulated_matches(fitted):
     eq = res["eq"]
     assert ((eq >= 0) & (eq <= 1)).all()
     assert len(OUTCOME_FIELDS) == rows.shape[1]
+
+
+# Outcome rows written out (OUTCOME_FIELDS; the fields the DP does not read are 0):
+# (a_deals, a_score, b_score, declarer, flags, a_points, b_points, eight). Target 41;
+# A has a rule when 15 ahead and one when within 3, B one when 10 behind within 20 of
+# the target: six regimes (A's rule in force times two plus B's), three with deals of
+# both dealers (3: A's second rule, 4: B's, 5: none), regime 0 (A's first and B's) with
+# A not dealing only, and 1 and 2 with none: those three borrow every deal's.
+FIXED_TARGET = 41
+FIXED_POLICIES = (Policy(name="a", score=(ScoreRule("ahead", 15, 0, -0.1),
+                                          ScoreRule("level", 3, 0, 0.05))),
+                  Policy(name="b", score=(ScoreRule("behind", 10, 20, -0.1),)))
+FIXED_ROWS = [
+    (1, 0, 0, 0, F_MADE, 16, 4, -1),
+    (1, 0, 0, 0, F_MADE, 16, 4, -1),  # twice: twice as likely
+    (1, 3, 5, 1, 0, 25, 0, -1),  # B failed
+    (0, 0, 0, 1, F_MADE, 6, 18, -1),
+    (0, 3, 5, 0, 0, 0, 16, -1),  # A failed
+    (0, 3, 5, 1, F_MADE | F_CAPOT, 0, 25, -1),  # a capot (not bid): the match goes on
+    (1, 12, 8, -1, 0, 0, 0, -1),  # passed out: only the deal moves on
+    (1, 20, 6, 0, F_MADE, 14, 2, -1),
+    (0, 12, 8, 1, F_MADE, 5, 20, -1),
+    (0, 20, 6, 0, F_MADE, 20, 0, -1),
+    (1, 25, 14, 1, F_MADE, 4, 12, -1),
+    (1, 26, 15, 0, F_MADE, 9, 7, 1),  # B holds eight of a suit
+    (0, 25, 14, 1, F_REVERSE, 25, 0, -1),
+    (0, 25, 14, -1, 0, 0, 0, -1),
+    (0, 25, 14, 0, F_MADE, 11, 5, -1),
+    (0, 30, 10, 1, F_MADE, 2, 14, -1),
+    (0, 30, 10, 0, F_MADE | F_CAPOT | F_CAPOT_CONTRA, 25, 0, -1),
+]
+FIXED_WINS = [[1, 0], [1, 1], [0, 0], [1, 0], [0, 1], [1, 1], [0, 1]]
+
+
+def fixed_outcomes() -> np.ndarray:
+    rows = np.zeros((len(FIXED_ROWS), len(OUTCOME_FIELDS)), np.int64)
+    names = ("a_deals", "a_score", "b_score", "declarer", "flags", "a_points", "b_points",
+             "eight")
+    for i, row in enumerate(FIXED_ROWS):
+        for name, v in zip(names, row, strict=True):
+            rows[i, OUTCOME_FIELDS.index(name)] = v
+    return rows
+
+
+def rule_in_force(policy, own, other, target) -> int:
+    """The first of ``policy``'s score rules that applies (their count: none)."""
+    return next((i for i, r in enumerate(policy.score) if r.applies(own, other, target)),
+                len(policy.score))
+
+
+@pytest.mark.parametrize("name", ["bazar-blot", "bela-hr"])
+def test_dp_equals_the_memoised_recursion_on_fixed_rows(name):
+    """Deterministic companion of test_dp_agrees_with_the_simulated_matches (whose
+    make-test sample allows about +-7.5 pp): the DP of match_equity, from fixed outcome
+    rows with six regimes (three of them borrowing every deal's outcomes), against the
+    plain recursion fed with distributions counted here from the same rows, at every
+    score of the table, exact to 1e-12; and the start equity and simulated share the
+    statistical test compares, from fixed wins, by hand."""
+    rs = get_ruleset(name)
+    rules = end_rules(rs)
+    target = FIXED_TARGET
+    pa, pb = FIXED_POLICIES
+
+    def regime(a, b):
+        return (rule_in_force(pa, a, b, target) * (len(pb.score) + 1)
+                + rule_in_force(pb, b, a, target))
+
+    def counted(rows):
+        per_t = []
+        for t in (0, 1):
+            c = Counter((da, db, decl, flags, eight)
+                        for at, _a, _b, decl, flags, da, db, eight in rows if at == t)
+            n = sum(c.values())
+            per_t.append([(*k, v / n) for k, v in sorted(c.items())])
+        return per_t
+
+    every = counted(FIXED_ROWS)
+    outcomes = []
+    for r in range(6):
+        mine = [row for row in FIXED_ROWS if regime(row[1], row[2]) == r]
+        both = {row[0] for row in mine} == {0, 1}
+        outcomes.append(counted(mine) if both else every)
+    pad = min(max(max(row[5], row[6]) for row in FIXED_ROWS), target)
+    size = target + pad + 1
+    res = match_equity(fixed_outcomes(), rs, target, FIXED_POLICIES)
+    assert res["regimes"] == 6 and res["size"] == size
+    assert sorted({regime(row[1], row[2]) for row in FIXED_ROWS}) == [0, 3, 4, 5]
+    sys.setrecursionlimit(100_000)
+    pair = memo_pair(outcomes, target, rules, size - 1, regime)
+    eq = res["eq"]
+    for a in range(size):
+        for b in range(size):
+            e0, e1 = pair(a, b)
+            assert eq[a, b, 0] == pytest.approx(e0, abs=1e-12), (a, b)
+            assert eq[a, b, 1] == pytest.approx(e1, abs=1e-12), (a, b)
+    assert ((eq[0, 0] > 0.1) & (eq[0, 0] < 0.9)).all() and eq[0, 0, 0] != eq[0, 0, 1]
+    # pair m: first dealer m % 4 (N E S W); A at N-S in its first match, E-W in its second
+    wins = np.array(FIXED_WINS)
+    check = simulated_vs_dp(res, wins)
+    starts = [pair(0, 0)[int((m % 4) % 2 == j)] for m in range(len(wins)) for j in (0, 1)]
+    sim = wins.sum() / wins.size
+    means = [sum(w) / 2 for w in FIXED_WINS]
+    avg = sum(means) / len(means)
+    paired = math.sqrt(sum((x - avg) ** 2 for x in means) / (len(means) - 1) / len(means))
+    want = {"matches": wins.size, "simulated": sim, "dp": sum(starts) / len(starts),
+            "difference": sim - sum(starts) / len(starts), "simulated_se": paired,
+            "simulated_se_unpaired": math.sqrt(sim * (1 - sim) / wins.size)}
+    for key, value in want.items():
+        assert check[key] == pytest.approx(value, abs=1e-12), key
 
 
 @pytest.mark.gate
