@@ -79,3 +79,34 @@ def cli_inputs(tmp_path_factory) -> dict[str, str]:
     out["other_run"] = str(other)
     out["root"] = str(root)
     return out
+
+
+def built_dataset(tmp_path_factory, name: str, sim):
+    """The dataset of Simulation ``sim``, written for the tests that read it (never write
+    it). Under BAZARSIM_TEST_DATA (make mutants sets it) it is written once and kept across
+    test processes, keyed by the run's parameters and chunk: a dataset is a pure function of
+    them, and a mutation run starts thousands of test processes that read the same data."""
+    import hashlib
+    import json
+    import os
+    import shutil
+    from pathlib import Path
+
+    from bazarsim.engine.run import run_simulation
+
+    root = os.environ.get("BAZARSIM_TEST_DATA")
+    if not root:
+        path = tmp_path_factory.mktemp(name) / "data"
+        run_simulation(sim, path)
+        return path
+    ident = json.dumps([sim.params(), sim.chunk], sort_keys=True, default=str)
+    path = Path(root) / f"{name}-{hashlib.sha256(ident.encode()).hexdigest()[:16]}"
+    if not path.exists():
+        tmp = Path(root) / f".tmp-{path.name}-{os.getpid()}"
+        shutil.rmtree(tmp, ignore_errors=True)
+        run_simulation(sim, tmp)
+        try:
+            tmp.rename(path)  # atomic: a reader sees the whole dataset or none
+        except OSError:  # another process wrote it first
+            shutil.rmtree(tmp, ignore_errors=True)
+    return path

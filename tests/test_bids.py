@@ -29,6 +29,8 @@ from bazarsim.rules.rulesets import RULESETS, get_ruleset
 from bazarsim.rules.scoring import DealOutcome, score_deal
 from bazarsim.store.parts import read_dataframe
 
+from .conftest import built_dataset
+
 runner = CliRunner()
 DEALS = 24
 
@@ -36,14 +38,9 @@ DEALS = 24
 @pytest.fixture(scope="module")
 def datasets(tmp_path_factory):
     """A small DD-solved dataset of every ruleset (lean columns, as bid studies use)."""
-    out = {}
-    for name in RULESETS:
-        path = tmp_path_factory.mktemp(name)
-        run_simulation(
-            Simulation(deals=DEALS, seed=11, ruleset=get_ruleset(name), columns="lean", dd=True,
-                   chunk=10), path)
-        out[name] = path
-    return out
+    return {name: built_dataset(tmp_path_factory, f"bids-{name}", Simulation(
+        deals=DEALS, seed=11, ruleset=get_ruleset(name), columns="lean", dd=True, chunk=10))
+        for name in RULESETS}
 
 
 def reference(path, rs, by=None, contra=0):

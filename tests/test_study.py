@@ -46,6 +46,8 @@ from bazarsim.rules.rulesets import get_ruleset
 from bazarsim.rules.scoring import DealOutcome, score_deal
 from bazarsim.store.parts import read_dataframe
 
+from .conftest import built_dataset
+
 runner = CliRunner()
 DEALS = 300
 
@@ -262,12 +264,9 @@ def test_formula_parser():
 @pytest.fixture(scope="module")
 def dataset(tmp_path_factory):
     """A small DD-solved bazar dataset, hearts and no trump only (cheap to solve)."""
-    path = tmp_path_factory.mktemp("study")
-    rs = get_ruleset("bazar")
-    run_simulation(
-        Simulation(deals=DEALS, seed=5, ruleset=rs, kinds=(1, 4), columns="lean", dd=True,
-               chunk=100), path)
-    return path
+    return built_dataset(tmp_path_factory, "study", Simulation(
+        deals=DEALS, seed=5, ruleset=get_ruleset("bazar"), kinds=(1, 4), columns="lean",
+        dd=True, chunk=100))
 
 
 def reference_rows(path, kind=1, level=9, feature="trumps"):
