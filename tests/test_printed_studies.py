@@ -33,12 +33,13 @@ import typer
 from typer.testing import CliRunner
 
 from bazarsim.cli import app
-from bazarsim.engine.run import run_simulation
 from bazarsim.engine.simulation import Simulation
 from bazarsim.matches.playoff import F_CAPOT, F_CAPOT_CONTRA, F_MADE, F_REVERSE
 from bazarsim.rules.rulesets import get_ruleset
 from tests.naive_match import verdict
 from tests.naive_scoring import score as naive_score
+
+from .conftest import built_dataset
 
 RULESET = "bazar-blot"
 DEALS = 120
@@ -143,10 +144,10 @@ def table_titled(text: str, start: str) -> list[dict]:
 
 @pytest.fixture(scope="module")
 def data(tmp_path_factory):
-    path = tmp_path_factory.mktemp("printed") / "dd"
-    run_simulation(Simulation(deals=DEALS, seed=5, ruleset=get_ruleset(RULESET), kinds=(H, BK),
-                              columns="lean", dd=True, chunk=DEALS), path)
-    return path
+    """The DD-solved dataset every command reads (kept across processes by make mutants)."""
+    return built_dataset(tmp_path_factory, "printed-studies", Simulation(
+        deals=DEALS, seed=5, ruleset=get_ruleset(RULESET), kinds=(H, BK), columns="lean",
+        dd=True, chunk=DEALS))
 
 
 @functools.cache
