@@ -114,13 +114,19 @@ def test_verify_finds_faults_and_repairs_them(dataset):
 
 
 def test_verify_sample_catches_wrong_values(dataset):
+    """Wrong values under the sound part's digest: the digest names the column; under a
+    digest taken of the wrong values (a part written wrong), only recomputation sees it."""
     path = part_files(dataset)[0]
     rows = pq.read_table(path)
     points = rows.column("N_H_points").to_numpy().copy()
-    points[:] = 99  # sound bytes, wrong values: only recomputation sees it
+    points[:] = 99
     bad = rows.set_column(rows.schema.get_field_index("N_H_points"), "N_H_points",
                           pa.array(points))
     pq.write_table(bad.replace_schema_metadata(rows.schema.metadata), path)
+    (fault,) = verify_dataset(dataset).faults
+    assert fault.startswith(f"{path.name}: column N_H_points (1 of ")
+    own = {k: v for k, v in rows.schema.metadata.items() if k != store.DIGEST_KEY}
+    pq.write_table(store.with_content_digest(bad.replace_schema_metadata(own)), path)
     assert verify_dataset(dataset).ok
     found = verify_dataset(dataset, sample=50)
     assert not found.ok and any("N_H_points" in f for f in found.faults)

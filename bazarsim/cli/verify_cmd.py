@@ -23,8 +23,9 @@ def verify_command(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
     """Check a dataset: every part readable to its last page, holding the deal indices its
-    name says and written by the run in the manifest; every index of the run covered.
-    Exits 1 when a fault remains (after --repair, when given)."""
+    name says (in order) and written by the run in the manifest, its content matching the
+    digest written with it; every index of the run covered. Exits 1 when a fault remains
+    (after --repair, when given)."""
     if sample < 0:
         from bazarsim.core.errors import BazarsimError
 
@@ -42,6 +43,12 @@ def verify_command(
             typer.echo(f"fault: {fault}")
         for what in result.repaired:
             typer.echo(f"repaired: {what}")
+        if result.without_digest:
+            n = len(result.without_digest)
+            carry = "parts carry" if n != 1 else "part carries"
+            typer.echo(f"note: {n} sound {carry} no content digest (written before digests, "
+                       f"e.g. {result.without_digest[0]}): pages read and index column "
+                       "checked; --sample recomputes rows")
         state = "sound" if result.ok else f"{len(result.faults)} fault(s)"
         extra = f", {result.sampled:,} rows recomputed" if result.sampled else ""
         typer.echo(f"{directory}: {result.parts} parts, {result.rows:,} rows{extra}: {state}")

@@ -96,7 +96,7 @@ def run_local(sim: Simulation, out: Path,
             parts += len(pending)
             parts_written(parts)
             pending = [pool.submit(write_part, sim.slice_range(rows, s0 - start, s0, s1),
-                                   out / part_name(s0, s1), sim.compression)
+                                   out / part_name(s0, s1), sim.compression, digest=True)
                        for s0, s1 in split_range(start, end, sim.writers)]
             written += end - start
             if progress:
