@@ -140,7 +140,12 @@ def _choice_index(hands, seen, turned, layout):
 @pytest.mark.parametrize("layout", [BELOTE, BELA])
 def test_choices_uniform_and_independent_of_seat(layout):
     """Chi-square over the R choices of each seat (and over positions: each of a hand's 8
-    cards is seen m/8 of the time), on 100,000 deals."""
+    cards is seen m/8 of the time), on 100,000 deals.
+
+    Power (90 %): one of the R choices drawn 43 % (belote-fr, R = 168) or 12 % (bela-hr,
+    R = 28) more often than the others; a position seen 0.48 pp (0.43 pp) off m/8.
+    False failure: 4.9e-4 (4.7e-4): four seats and the joint table at p < 1e-4 each, 8
+    positions at 5 SE (4.6e-6). Seed 21 is fixed, so 0 here."""
     n = 100_000
     hands = deal(21, 5_000, n)
     seen, turned = bid_time_cards(21, 5_000, hands, layout)

@@ -120,12 +120,24 @@ def test_table_of_a_small_dataset(tmp_path):
 
 @pytest.mark.gate
 def test_ten_million_deals_agree_with_exact_odds(tmp_path):
-    """Sample in make test: test_simulated_deals_agree_with_exact_odds"""
+    """10 M deals (seed 2026, 40 M hands): 32 features' 99.9 % intervals. Power (90 %):
+    0.036 pp on a hand feature near 45 %, 0.060 pp on a table feature near 23 %, 16 %
+    relative on a four of a kind. False failure: 3.3 % (the sum over the features,
+    exact binomial coverage; hands taken as independent), 0 for this fixed seed.
+
+    Sample in make test: test_simulated_deals_agree_with_exact_odds"""
     check_against_exact_odds(tmp_path, 10_000_000)
 
 
 def test_simulated_deals_agree_with_exact_odds(tmp_path):
-    """200,000 deals: every feature's 99.9 % interval holds its exact probability."""
+    """200,000 deals: every feature's 99.9 % interval holds its exact probability.
+
+    Power (90 %): a bias of 0.25 pp on a hand feature near 45 % (800,000 hands), 0.43 pp
+    on a table feature near 23 % (200,000 deals), 0.023 pp (12 % relative) on a four of a
+    kind. False failure: 10 % for a fresh seed (exact binomial coverage of the 32
+    intervals; hands taken as independent), 7.3 % of it from trumps_8 (p = 9.5e-8): one
+    hand of eight trumps among 800,000 (expected 0.08) puts the exact value outside its
+    interval. Seed 2026 is fixed (no such hand), so 0 here."""
     check_against_exact_odds(tmp_path, 200_000)
 
 
