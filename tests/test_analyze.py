@@ -317,6 +317,9 @@ def naive_stop(sample: Sample, precision, ceiling):
 
 
 def test_stop_rule_against_naive_on_synthetic_samples():
+    """The stop rule against the hand-made one on 300 synthetic samples (seed 3), every
+    reason seen: the rarest, 'ceiling', came 23 times here and in 5.9 % of the calls with
+    a precision over five seeds, so a fresh seed would miss it with probability 1e-8."""
     rng = np.random.default_rng(3)
     rs = get_ruleset("bazar")
     bids = tuple(ruleset_bids(rs, (1, 4)))[:5]

@@ -536,7 +536,8 @@ def test_pimc_ties_go_to_the_cheapest_card(ruleset):
     """Random endgames whose ties the reference finds (equal sums over every world: twin
     small cards, cards that change nothing, P(make) 0 or 1 whatever is played): decide()
     plays the cheapest tied card, for both objectives. The sample must hold ties split by
-    points and by strength for each objective (the card number: TIE_POSITIONS)."""
+    points and by strength for each objective (the card number: TIE_POSITIONS); seed 33
+    gives 1 to 13 of each per ruleset."""
     seen = check_ties(ruleset, 30, 33)
     for objective in (O_POINTS, O_CONTRACT):
         assert seen[objective, "points"] and seen[objective, "strength"], seen
