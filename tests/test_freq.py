@@ -121,7 +121,7 @@ def test_table_of_a_small_dataset(tmp_path):
 @pytest.mark.gate
 def test_ten_million_deals_agree_with_exact_odds(tmp_path):
     """10 M deals (seed 2026, 40 M hands): 32 features' 99.9 % intervals. Power (90 %):
-    0.036 pp on a hand feature near 45 %, 0.060 pp on a table feature near 23 %, 16 %
+    0.036 pp on a hand feature near 45 %, 0.060 pp on a table feature near 23 %, 1.6 %
     relative on a four of a kind. False failure: 3.3 % (the sum over the features,
     exact binomial coverage; hands taken as independent), 0 for this fixed seed.
 
