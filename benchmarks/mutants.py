@@ -126,7 +126,11 @@ def reason_for(function: str, diff: str, reasons: list[dict]) -> str | None:
 
 
 def run(globs: list[str], children: int) -> float:
-    env = dict(os.environ, NUMBA_NUM_THREADS="1", PYTHONDONTWRITEBYTECODE="")
+    # one Numba thread a test process (the children run side by side); the fixtures'
+    # datasets written once for the whole run (tests/conftest.py, built_dataset)
+    data = ROOT / "mutants" / "test-data"
+    data.mkdir(parents=True, exist_ok=True)
+    env = dict(os.environ, NUMBA_NUM_THREADS="1", BAZARSIM_TEST_DATA=str(data))
     log = ROOT / "mutants" / "mutmut-run.log"
     log.parent.mkdir(exist_ok=True)
     t0 = time.perf_counter()

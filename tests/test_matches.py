@@ -74,6 +74,8 @@ from bazarsim.rules.rulesets import RULESETS, get_ruleset
 from bazarsim.rules.scoring import DealOutcome, DealScore, score_deal
 from bazarsim.store.parts import existing_parts, read_dataframe
 
+from .conftest import built_dataset
+
 ROOT = Path(__file__).resolve().parent.parent
 DEALS = 240
 
@@ -81,13 +83,9 @@ DEALS = 240
 @pytest.fixture(scope="module")
 def solved(tmp_path_factory):
     """A small DD-solved dataset of every ruleset (lean columns)."""
-    out = {}
-    for name in RULESETS:
-        path = tmp_path_factory.mktemp(f"m-{name}")
-        run_simulation(Simulation(deals=DEALS, seed=21, ruleset=get_ruleset(name),
-                                  columns="lean", dd=True, chunk=100), path)
-        out[name] = path
-    return out
+    return {name: built_dataset(tmp_path_factory, f"m-{name}", Simulation(
+        deals=DEALS, seed=21, ruleset=get_ruleset(name), columns="lean", dd=True, chunk=100))
+        for name in RULESETS}
 
 
 @pytest.fixture(scope="module")
