@@ -9,7 +9,7 @@ tests. The kill rate counts the non-equivalent variants; the goal is 95 %. Numba
 are decorated, which mutmut leaves alone: each keeps its plain reference in the tests.
 
 Writes reports/mutants.md and reports/mutants.json (every survivor with its reason, or
-marked not killed); exits 1 below the goal. ``--only GLOB`` runs a subset (no report below the full run).
+marked not killed); exits 1 below the goal. ``--only GLOB`` runs a subset (no report).
 """
 
 from __future__ import annotations
