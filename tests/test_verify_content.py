@@ -22,6 +22,7 @@ from bazarsim.cli import app
 from bazarsim.engine.dask import TaskSpec, compute_part
 from bazarsim.engine.run import run_simulation
 from bazarsim.engine.simulation import Simulation
+from bazarsim.engine.verify import Verification
 from bazarsim.store.parts import (
     DIGEST_KEY,
     MANIFEST,
@@ -287,7 +288,7 @@ def test_printed_figures_equal_the_tests_own_counts(runs, ds, monkeypatch):
     a, b = span(files[5])
     assert got["faults"][2:] == [f"deal indices {a}..{b - 1} have no part"]
     assert [f.split(":")[0] for f in got["faults"][:2]] == [files[1].name, files[3].name]
-    assert got["ok"] is False and got["without_digest"] == []
+    assert got["ok"] is False and got["without_digest"] == [] and got["out"] == str(ds)
     recomputed.clear()
     code, faults, output = verify(ds, "--sample", "12")
     assert faults == got["faults"]
@@ -299,3 +300,15 @@ def test_printed_figures_equal_the_tests_own_counts(runs, ds, monkeypatch):
     r = runner.invoke(app, ["verify", str(tiny), "--sample", "10", "--format", "json"])
     assert r.exit_code == 0 and json.loads(r.output)["sampled_rows"] == len(recomputed)
     assert recomputed == set(range(deals))
+
+
+def test_verification_as_json_names_every_field():
+    """What ``verify --format json`` prints: each field under its own key (the damaged
+    parts and the gaps are internal: the faults name them)."""
+    v = Verification("d", parts=6, rows=1000, sampled=12, faults=["f1", "f2"],
+                     damaged=["p1"], gaps=[(0, 200)], repaired=["p1", "deal indices 0..199"],
+                     without_digest=["p2"])
+    assert v.as_dict() == {"out": "d", "ok": False, "parts": 6, "rows": 1000,
+                           "sampled_rows": 12, "faults": ["f1", "f2"],
+                           "repaired": ["p1", "deal indices 0..199"], "without_digest": ["p2"]}
+    assert Verification("e").as_dict()["ok"] is True
