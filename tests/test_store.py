@@ -143,3 +143,169 @@ def test_verify_sample_catches_wrong_values(dataset):
 def test_run_rebuilt_from_its_manifest(kw):
     sim = Simulation(deals=1000, **kw)
     assert Simulation.from_params(sim.params()).params() == sim.params()
+
+
+# --------------------------------------------------------------------------- unit checks
+# The store's pure pieces on tiny hand-made parts, against plain references (hashlib and
+# the ranges written out by hand).
+
+PARAMS = {"seed": 7, "deals": 40, "ruleset": "bazar", "columns": "lean"}
+
+
+def tiny_part(start, end, params=PARAMS, chunks=1, **cols):
+    """A part of deal indices ``[start, end)`` with its metadata (the run ``params``)."""
+    import numpy as np
+
+    n = end - start
+    data = {"index": np.arange(start, end, dtype=np.int64),
+            "pts": (np.arange(n, dtype=np.int16) * 7) % 11,
+            "ok": np.arange(n) % 3 == 0, "x": np.linspace(0, 1, n), **cols}
+    table = pa.table(data)
+    if chunks > 1:
+        cut = max(1, n // chunks)
+        table = pa.concat_tables([table.slice(0, cut), table.slice(cut)])
+    meta = dict(params, start=start, end=end, package_version="0")
+    return store.with_part_metadata(table, meta)
+
+
+def plain_run_digest(params, start, end, name="sha256"):
+    import hashlib
+
+    ident = {k: params[k] for k in sorted(params) if k != "deals"}
+    text = "{" + ",".join(f"{json.dumps(k)}:{json.dumps(v)}" for k, v in ident.items()) + "}"
+    return hashlib.new(name, f"{text}|{start}|{end}".encode()).digest()
+
+
+def plain_column_digests(table, params, start, end, name="sha256"):
+    """Per column: the run digest, then ``|name|type|``, then the values little-endian one
+    after another (booleans one byte each), 32 hex digits kept."""
+    import hashlib
+    import struct
+
+    run = plain_run_digest(params, start, end, name)
+    out = {}
+    for f in table.schema:
+        h = hashlib.new(name, run)
+        h.update(f"|{f.name}|{f.type}|".encode())
+        values = table.column(f.name).to_pylist()
+        code = {"int64": "q", "int16": "h", "double": "d", "bool": "?"}[str(f.type)]
+        h.update(struct.pack(f"<{len(values)}{code}", *values))
+        out[f.name] = h.hexdigest()[:32]
+    return out
+
+
+@pytest.mark.parametrize("name", ["sha256", "md5"])
+def test_run_and_column_digests_against_hashlib(name):
+    """The run's identity (its deals aside) and range, each column's name, type and values,
+    however the column is chunked; another hash by name; 128 bits kept."""
+    t = tiny_part(10, 30)
+    assert store.run_digest(PARAMS, 10, 30, name) == plain_run_digest(PARAMS, 10, 30, name)
+    assert store.run_digest(PARAMS, 10, 30) == plain_run_digest(PARAMS, 10, 30)
+    assert store.run_digest(dict(PARAMS, deals=99), 10, 30) == store.run_digest(PARAMS, 10, 30)
+    assert store.run_digest(PARAMS, 10, 31) != store.run_digest(PARAMS, 10, 30)
+    want = plain_column_digests(t, PARAMS, 10, 30, name)
+    got = store.column_digests(t, PARAMS, 10, 30, name)
+    assert got == want and all(len(v) == 32 for v in got.values())
+    assert store.column_digests(tiny_part(10, 30, chunks=3), PARAMS, 10, 30, name) == want
+    assert store.column_digests(t, PARAMS, 10, 30) == plain_column_digests(t, PARAMS, 10, 30)
+
+
+def test_column_digest_of_a_column_with_nulls():
+    """A null makes the values their Python repr (never in a sound part, but digested)."""
+    import hashlib
+
+    t = pa.table({"v": pa.array([1, None, 3], pa.int64())})
+    h = hashlib.sha256(plain_run_digest(PARAMS, 0, 3))
+    h.update(b"|v|int64|")
+    h.update(b"[1, None, 3]")
+    assert store.column_digests(t, PARAMS, 0, 3) == {"v": h.hexdigest()[:32]}
+
+
+def test_with_content_digest_writes_the_run_and_every_column():
+    t = tiny_part(5, 17, chunks=2)
+    got = store.with_content_digest(t)
+    assert got.equals(t)
+    meta = got.schema.metadata
+    assert meta[store.METADATA_KEY] == t.schema.metadata[store.METADATA_KEY]
+    run = {k: v for k, v in PARAMS.items()}
+    digest = json.loads(meta[store.DIGEST_KEY])
+    assert digest == {"hash": "sha256", "run": plain_run_digest(run, 5, 17).hex()[:32],
+                      "columns": plain_column_digests(t, run, 5, 17)}
+
+
+def write_tiny(path, table, digest=True):
+    store.write_part(table, path, "zstd", digest=digest)
+    return path
+
+
+def test_check_part_and_content_name_each_fault(tmp_path):
+    good = write_tiny(tmp_path / store.part_name(0, 20), tiny_part(0, 20))
+    assert store.check_part(good, PARAMS) is None
+    assert store.check_part(good, dict(PARAMS, deals=1000)) is None  # extent aside
+    assert store.check_part(good, dict(PARAMS, seed=8)) == (
+        "written by another run (differs in: seed)")
+    assert store.check_part(good, dict(PARAMS, seed=8, extra=1)) == (
+        "written by another run (differs in: extra, seed)")
+    found = store.check_content(good, PARAMS)
+    assert found.faults == [] and found.digested is True
+    assert found.table.column("index").to_pylist() == list(range(20))
+    short = write_tiny(tmp_path / store.part_name(20, 40), tiny_part(20, 39))
+    assert store.check_part(short, PARAMS) == "19 rows where its name says 20"
+    moved = write_tiny(tmp_path / store.part_name(40, 60), tiny_part(0, 20))
+    assert store.check_part(moved, PARAMS) == "its metadata says indices 0..20"
+    broken = tmp_path / store.part_name(60, 70)
+    broken.write_bytes(b"PAR1 not a parquet file")
+    assert store.check_part(broken, PARAMS).startswith("unreadable (")
+    found = store.check_content(broken, PARAMS)
+    assert found.faults[0].startswith("unreadable (") and found.digested is None
+    assert found.table is None
+    old = write_tiny(tmp_path / store.part_name(70, 80), tiny_part(70, 80), digest=False)
+    found = store.check_content(old, PARAMS)
+    assert found.faults == [] and found.digested is False and found.table.num_rows == 10
+    other = store.check_content(good, dict(PARAMS, seed=8))
+    assert other.faults == ["its content digest was written for another run or other deal "
+                            "indices than 0..19"] and other.digested is True
+    assert sorted((p.name, why) for p, why in store.damaged_parts(tmp_path, PARAMS)) == [
+        (short.name, "19 rows where its name says 20"),
+        (moved.name, "its metadata says indices 0..20"),
+        (broken.name, store.check_part(broken, PARAMS))]
+    assert [p for p, _ in store.damaged_parts(tmp_path, PARAMS)] == sorted([short, moved, broken])
+    assert store.damaged_parts(tmp_path / "none", PARAMS) == []
+
+
+def test_existing_and_missing_ranges(tmp_path):
+    assert store.existing_parts(tmp_path / "none") == []
+    assert store.missing_ranges(tmp_path / "none", 0, 10) == [(0, 10)]
+    for a, b in ((10, 20), (0, 5), (30, 40)):
+        (tmp_path / store.part_name(a, b)).write_bytes(b"")
+    (tmp_path / "part-1-2.parquet").write_bytes(b"")  # not a part's name
+    (tmp_path / f"{store.part_name(5, 10)}.tmp").write_bytes(b"")
+    (tmp_path / MANIFEST).write_text("{}")
+    assert sorted(store.existing_parts(tmp_path)) == [(0, 5), (10, 20), (30, 40)]
+    assert store.missing_ranges(tmp_path, 0, 45) == [(5, 10), (20, 30), (40, 45)]
+    assert store.missing_ranges(tmp_path, 0, 40) == [(5, 10), (20, 30)]
+
+
+@pytest.mark.parametrize("ranges,first,end,gaps", [
+    ([], 0, 10, [(0, 10)]),
+    ([(0, 10)], 0, 10, []),
+    ([(3, 5)], 3, 8, [(5, 8)]),
+    ([(5, 8)], 3, 8, [(3, 5)]),
+    ([(6, 8), (0, 2), (2, 4)], 0, 10, [(4, 6), (8, 10)]),
+    ([(1, 2), (3, 4)], 0, 5, [(0, 1), (2, 3), (4, 5)]),
+])
+def test_uncovered_by_hand(ranges, first, end, gaps):
+    assert store.uncovered(ranges, first, end, "d") == gaps
+
+
+@pytest.mark.parametrize("ranges,first,end", [
+    ([(0, 5), (4, 8)], 0, 10),  # overlap
+    ([(0, 5), (0, 5)], 0, 10),  # twice
+    ([(0, 11)], 0, 10),  # past the end
+    ([(2, 4)], 3, 10),  # before the first
+])
+def test_uncovered_refuses_overlaps_and_strays(ranges, first, end):
+    from bazarsim.core.errors import BazarsimError
+
+    with pytest.raises(BazarsimError, match=r"^d: part part-\d{16}-\d{16}\.parquet overlaps"):
+        store.uncovered(ranges, first, end, "d")
