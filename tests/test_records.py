@@ -22,6 +22,8 @@ from bazarsim.report.records import cell, percent
     ((None,), {"missing": "-"}, "-"),
     ((float("nan"), ".2f", "n/a"), {}, "n/a"),
     ((np.float64(0.25),), {"missing": "-"}, "25.0"),
+    ((float("inf"),), {}, "inf"),
+    ((-float("inf"),), {}, "-inf"),
 ])
 def test_percent(args, kwargs, text):
     assert percent(*args, **kwargs) == text
