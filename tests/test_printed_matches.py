@@ -411,3 +411,175 @@ def test_smooth_against_plain_shrinkage(prior):
         for j in (0, 1):
             assert got[c, j] == pytest.approx(rate(c, j), rel=1e-12), (c, j)
     assert got.shape == (N_CELLS, 2)
+
+
+# --------------------------------------------------------------------------- equity
+
+EQ_COLS = ("a_deals", "a_score", "b_score", "declarer", "flags", "a_points", "b_points",
+           "eight")
+# (a_deals, a_score, b_score, declarer, flags, a_points, b_points, eight); target 20
+EQ_ROWS = [
+    (1, 0, 0, 0, 1, 12, 4, -1), (1, 0, 0, 0, 1, 12, 4, -1), (1, 4, 6, 0, 0, 0, 16, -1),
+    (1, 8, 2, 1, 1, 3, 13, -1), (1, 8, 2, -1, 0, 0, 0, -1), (1, 12, 12, 0, 3, 25, 0, -1),
+    (0, 0, 0, 1, 1, 5, 11, -1), (0, 2, 10, 0, 1, 14, 2, -1), (0, 2, 10, 0, 0, 0, 16, -1),
+    (0, 16, 3, 1, 0, 16, 0, -1), (0, 5, 5, -1, 0, 0, 0, -1), (0, 5, 5, 1, 1, 6, 10, 1),
+    (0, 9, 15, 0, 1, 10, 6, -1),
+]
+EQ_TARGET = 20
+
+
+def _eq_rows(rows=EQ_ROWS):
+    out = np.zeros((len(rows), len(FIELDS)), np.int64)
+    for i, row in enumerate(rows):
+        for name, v in zip(EQ_COLS, row, strict=True):
+            out[i, FIELDS.index(name)] = v
+    return out
+
+
+def _winner(a, b, target):
+    """No end rule besides the target: the side at the target with more points."""
+    if a >= target and a > b:
+        return 0
+    if b >= target and b > a:
+        return 1
+    return -1
+
+
+def _hand_result(seed=3, rows=EQ_ROWS, target=EQ_TARGET):
+    """A result as match_equity returns it, with an equity table of random values (the
+    break-even map and the grid read only the table, the rows, the target and the rules)."""
+    size = target + 25 + 1
+    eq = np.random.default_rng(seed).random((size, size, 2))
+    return {"eq": eq, "size": size, "target": target, "rules": 0, "outcomes": _eq_rows(rows)}
+
+
+def _plain_break_even(result, a, b, t):
+    eq, target = result["eq"], result["target"]
+    top = eq.shape[0] - 1
+    parts = {"made": lambda r: r[3] == 0 and r[4] % 2 == 1,
+             "failed": lambda r: r[3] == 0 and r[4] % 2 == 0,
+             "pass": lambda r: r[3] != 0}
+    e = {}
+    for name, keep in parts.items():
+        mine = [r for r in EQ_ROWS if keep(r) and r[0] == t]
+        if not mine:
+            return math.nan
+        total = 0.0
+        for r in mine:
+            na, nb = a + r[5], b + r[6]
+            w = _winner(na, nb, target) if r[3] >= 0 else -1
+            total += (1.0 if w == 0 else 0.0 if w == 1
+                      else eq[min(na, top), min(nb, top), 1 - t]) / len(mine)
+        e[name] = total
+    spread = e["made"] - e["failed"]
+    if spread <= 1e-9:
+        return math.nan
+    return min(1.0, max(0.0, (e["pass"] - e["failed"]) / spread))
+
+
+@pytest.mark.parametrize("step", [5, 7])
+def test_thresholds_and_grid_against_plain_expectations(step):
+    """Break-even at every step-point bin and dealer from E(made), E(failed), E(pass)
+    summed here over the rows (a win at the target is 1, a loss 0, else the table's value
+    of the next score, held at its top), clipped to [0, 1], NaN where the spread is nil;
+    and the equity at the bins averaged over who deals next."""
+    from bazarsim.matches.equity import equity_grid, thresholds
+
+    result = _hand_result()
+    got = thresholds(result, step)
+    grid = list(range(0, EQ_TARGET, step))
+    assert got["grid"] == grid
+    assert got["deals"] == {"made": [2, 3], "failed": [1, 1], "pass": [4, 2]}
+    th = got["thresholds"]
+    assert th.shape == (2, len(grid), len(grid))
+    seen = set()
+    for t in (0, 1):
+        for i, a in enumerate(grid):
+            for j, b in enumerate(grid):
+                want = _plain_break_even(result, a, b, t)
+                seen.add("nan" if math.isnan(want) else want in (0.0, 1.0) or "inside")
+                if math.isnan(want):
+                    assert math.isnan(th[t, i, j]), (t, a, b)
+                else:
+                    assert th[t, i, j] == pytest.approx(want, rel=1e-12, abs=1e-15), (t, a, b)
+    assert "inside" in seen and True in seen
+    g, eq = equity_grid(result, step)
+    assert g == grid
+    for i, a in enumerate(grid):
+        for j, b in enumerate(grid):
+            assert eq[i, j] == pytest.approx((result["eq"][a, b, 0] + result["eq"][a, b, 1]) / 2)
+
+
+def test_thresholds_blank_for_a_dealer_without_failed_contracts():
+    """A dealer whose deals hold no failed contract of A's: no break-even there (NaN)."""
+    from bazarsim.matches.equity import thresholds
+
+    rows = [r for r in EQ_ROWS if not (r[0] == 0 and r[3] == 0 and r[4] % 2 == 0)]
+    got = thresholds(_hand_result(rows=rows), 10)
+    assert got["deals"]["failed"] == [0, 1]
+    assert np.isnan(got["thresholds"][0]).all() and not np.isnan(got["thresholds"][1]).all()
+
+
+def test_distribution_counts_each_dealer():
+    from bazarsim.matches.equity import distribution
+
+    arrays, prob, counts = distribution(_eq_rows())
+    assert counts == [7, 6]
+    for t in (0, 1):
+        rows = [(r[5], r[6], r[3], r[4], r[7]) for r in EQ_ROWS if r[0] == t]
+        want = {k: rows.count(k) / len(rows) for k in set(rows)}
+        got = {tuple(int(x) for x in arrays[:, t, k]): prob[t, k]
+               for k in range(arrays.shape[2]) if prob[t, k] > 0}
+        assert got == pytest.approx(want, rel=1e-12)
+        for k in range(len(want), arrays.shape[2]):  # padding: no declarer, no eight
+            assert prob[t, k] == 0 and arrays[2, t, k] == -1 and arrays[4, t, k] == -1
+    assert arrays.shape == (5, 2, 7)
+    mask = np.array([r[0] == 1 and r[1] == 0 for r in EQ_ROWS])
+    arrays, prob, counts = distribution(_eq_rows(), mask)
+    assert counts == [0, 2]
+    assert arrays.shape == (5, 2, 1) and prob.tolist() == [[0.0], [1.0]]
+    assert arrays[:, 1, 0].tolist() == [12, 4, 0, 1, -1]
+    assert arrays[:, 0, 0].tolist() == [0, 0, -1, -1, -1]
+    arrays, prob, counts = distribution(_eq_rows(), np.zeros(len(EQ_ROWS), bool))
+    assert counts == [0, 0] and arrays.shape == (5, 2, 1) and not prob.any()
+
+
+def test_regime_map_by_hand():
+    from bazarsim.matches.equity import regime_map
+    from bazarsim.matches.policy import Policy, ScoreRule
+
+    own = np.array([0, 30, 0, 90, 95])
+    other = np.array([0, 0, 30, 0, 70])
+    r, n = regime_map(None, own, other, 100)
+    assert n == 1 and r.tolist() == [0] * 5
+    pa = Policy(name="a", score=(ScoreRule("ahead", 20), ScoreRule("level", 5)))
+    pb = Policy(name="b", score=(ScoreRule("behind", 20, 15),))
+    r, n = regime_map((pa, pb), own, other, 100)
+    # A: ahead by 20 -> 0, within 5 -> 1, else 2; B (own = B's): behind by 20 with the
+    # leader within 15 of 100 -> 0, else 1; regime = A's * 2 + B's
+    assert n == 6
+    assert r.tolist() == [1 * 2 + 1, 0 * 2 + 1, 2 * 2 + 1, 0 * 2 + 0, 0 * 2 + 0]
+
+
+def test_start_equity_and_simulated_check_by_hand():
+    from bazarsim.matches.equity import simulated_vs_dp, start_equity
+
+    eq = np.zeros((3, 3, 2))
+    eq[0, 0] = (0.25, 0.75)  # A not dealing next, A dealing next
+    result = {"eq": eq}
+    assert start_equity(result, np.array([True, False, False, False])) == 0.375
+    wins = np.array([[1, 0], [1, 1], [0, 0], [1, 0], [1, 1]])
+    got = simulated_vs_dp(result, wins)
+    # pair m: first dealer m % 4; A at N-S first (deals first when m % 4 is even), then E-W
+    firsts = [(m % 4) % 2 == 0 for m in range(5) for _ in (0,)]
+    dp = sum((0.75 if f else 0.25) + (0.25 if f else 0.75) for f in firsts) / 10
+    x = [0.5, 1.0, 0.0, 0.5, 1.0]
+    sim = 6 / 10
+    assert got == pytest.approx({"matches": 10, "simulated": sim, "dp": dp,
+                                 "difference": sim - dp,
+                                 "simulated_se": _stdev(x) / math.sqrt(5),
+                                 "simulated_se_unpaired": math.sqrt(sim * (1 - sim) / 10)},
+                                rel=1e-12)
+    one = simulated_vs_dp(result, np.array([[1, 1]]))
+    assert one["simulated_se"] == 0.0 and one["simulated"] == 1.0
+    assert one["simulated_se_unpaired"] == pytest.approx(math.sqrt(1e-12 / 2))
