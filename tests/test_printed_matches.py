@@ -583,3 +583,98 @@ def test_start_equity_and_simulated_check_by_hand():
     one = simulated_vs_dp(result, np.array([[1, 1]]))
     assert one["simulated_se"] == 0.0 and one["simulated"] == 1.0
     assert one["simulated_se_unpaired"] == pytest.approx(math.sqrt(1e-12 / 2))
+
+
+@pytest.mark.parametrize("step", [2, 3])
+def test_derived_rules_against_plain_weighted_means(step):
+    """Per band of A's lead (behind / ahead by a third of the target with the leader within
+    a third of it, then by a tenth; the first band that applies takes a bin), the mean
+    break-even weighted by how often the rows reached each bin and dealer, minus the mean
+    over the bins no band takes, within +-0.5 and to 0.01; a rule for each non-zero
+    shift."""
+    from bazarsim.matches.equity import derived_rules
+    from bazarsim.matches.policy import Policy
+
+    result = _hand_result(seed=11)
+    target = EQ_TARGET
+    small, big, near = 2, 7, 6  # a tenth and a third of 20, rounded; a third, floored
+    grid = list(range(0, target, step))
+    k = len(grid)
+    visits = {}
+    for r in EQ_ROWS:
+        key = (r[0], min(r[1] // step, k - 1), min(r[2] // step, k - 1))
+        visits[key] = visits.get(key, 0) + 1
+
+    def band(a, b):
+        lead = a - b
+        close = target - max(a, b) <= near
+        if lead <= -big and close:
+            return 0
+        if lead >= big and close:
+            return 1
+        if lead <= -small:
+            return 2
+        return 3 if lead >= small else -1
+
+    def mean(which):
+        num = den = 0.0
+        for (t, i, j), n in visits.items():
+            p = _plain_break_even(result, grid[i], grid[j], t)
+            if band(grid[i], grid[j]) == which and not math.isnan(p):
+                num += n * p
+                den += n
+        return num / den if den else None
+
+    base = mean(-1)
+    got_rules, report = derived_rules(result, step, Policy(name="x"))
+    assert report["base_break_even"] == pytest.approx(base, rel=1e-12)
+    names = [("behind", big, near), ("ahead", big, near), ("behind", small, 0),
+             ("ahead", small, 0)]
+    want_bands, want_rules = [], []
+    for n, (when, by, nr) in enumerate(names):
+        v = mean(n)
+        if v is None:
+            continue
+        shift = round(min(0.5, max(-0.5, v - base)), 2)
+        seen = sum(c for (t, i, j), c in visits.items() if band(grid[i], grid[j]) == n)
+        want_bands.append({"when": when, "by": by, "near": nr, "shift": 0.0,
+                           "break_even": v, "shift_": shift, "visits": float(seen)})
+        if shift:
+            want_rules.append((when, by, nr, shift))
+    assert len(report["bands"]) == len(want_bands) >= 2
+    for g, w in zip(report["bands"], want_bands, strict=True):
+        assert (g["when"], g["by"], g["near"], g["visits"]) == (w["when"], w["by"], w["near"],
+                                                               w["visits"])
+        assert g["break_even"] == pytest.approx(w["break_even"], rel=1e-12)
+        assert g["shift"] == w["shift_"]
+    assert [(r.when, r.by, r.near, r.shift) for r in got_rules] == want_rules
+    assert want_rules
+
+
+def test_match_equity_table_size_deals_and_regimes():
+    """pad: the largest single-deal gain, at most the target; the deals behind each dealer;
+    per regime the deals played under it (0 where it borrows every deal's); refusals."""
+    from bazarsim.matches.equity import match_equity
+    from bazarsim.matches.policy import Policy, ScoreRule
+
+    rs = get_ruleset("bazar-blot")
+    res = match_equity(_eq_rows(), rs, 30)
+    assert (res["pad"], res["size"], res["deals"], res["regimes"]) == (25, 56, [7, 6], 1)
+    assert res["eq"].shape == (56, 56, 2) and res["regime_deals"] == [13]
+    assert res["target"] == 30 and res["ruleset"] is rs
+    res = match_equity(_eq_rows(), rs, EQ_TARGET)
+    assert (res["pad"], res["size"]) == (EQ_TARGET, 2 * EQ_TARGET + 1)
+    # A: a rule when ahead by 5 or more (rows at 8:2, 16:3: A deals next in one of each);
+    # B: none. Regime 0 (A's rule) lacks deals of one dealer: it borrows every deal's
+    ahead = (Policy(name="a", score=(ScoreRule("ahead", 5),)), Policy(name="b"))
+    res = match_equity(_eq_rows(), rs, EQ_TARGET, ahead)
+    mine = sum(r[1] - r[2] >= 5 for r in EQ_ROWS)
+    assert res["regimes"] == 2 and res["regime_deals"] == [mine, len(EQ_ROWS) - mine]
+    assert {r[0] for r in EQ_ROWS if r[1] - r[2] >= 5} == {0, 1}
+    one = [r for r in EQ_ROWS if not (r[1] - r[2] >= 5 and r[0] == 0)]
+    res = match_equity(_eq_rows(one), rs, EQ_TARGET, ahead)
+    assert res["regime_deals"] == [0, len(one) - sum(r[1] - r[2] >= 5 for r in one)]
+    with pytest.raises(BazarsimError, match="no deal outcomes"):
+        match_equity(_eq_rows([]), rs, EQ_TARGET)
+    with pytest.raises(BazarsimError, match="dealt by both sides"):
+        match_equity(_eq_rows([r for r in EQ_ROWS if r[0] == 1]), rs, EQ_TARGET)
