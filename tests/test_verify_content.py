@@ -312,3 +312,26 @@ def test_verification_as_json_names_every_field():
                            "sampled_rows": 12, "faults": ["f1", "f2"],
                            "repaired": ["p1", "deal indices 0..199"], "without_digest": ["p2"]}
     assert Verification("e").as_dict()["ok"] is True
+
+
+@pytest.mark.parametrize("spans,sample", [
+    ([(0, 200), (200, 400), (400, 600)], 12),
+    ([(100, 103), (103, 110), (110, 111)], 5),
+    ([(100, 103), (103, 110), (110, 111)], 11),  # every row
+    ([(100, 103), (103, 110), (110, 111)], 50),  # more asked than there are: every row once
+    ([(0, 5), (7, 9)], 0),
+    ([], 4),
+])
+def test_sample_picks_by_hand(spans, sample):
+    """--sample's rows: the first ``sample`` of a seeded (0) draw without replacement over
+    the parts' rows counted one after another, each mapped to its part's deal index."""
+    from bazarsim.engine.verify import _sample_picks
+
+    got = _sample_picks(spans, sample)
+    total = sum(b - a for a, b in spans)
+    k = min(sample, total)
+    drawn = sorted(np.random.default_rng(0).choice(total, size=k, replace=False).tolist())
+    flat = [i for a, b in spans for i in range(a, b)]
+    want = [[flat[d] for d in drawn if a <= flat[d] < b] for a, b in spans]
+    assert [g.tolist() for g in got] == want
+    assert sum(len(g) for g in got) == k and len(got) == len(spans)
