@@ -678,3 +678,17 @@ def test_match_equity_table_size_deals_and_regimes():
         match_equity(_eq_rows([]), rs, EQ_TARGET)
     with pytest.raises(BazarsimError, match="dealt by both sides"):
         match_equity(_eq_rows([r for r in EQ_ROWS if r[0] == 1]), rs, EQ_TARGET)
+
+
+def test_playoff_match_length_quartiles_interpolate():
+    """Matches of 1, 2, 3, 5, 8 and 13 deals: quartiles between two lengths (2.25, 4,
+    7.25 by linear interpolation), the mean 32 / 6."""
+    from bazarsim.matches.playoff import playoff_summary
+
+    lengths = [13, 1, 8, 2, 3, 5]
+    rows = [{"pair": m // 2, "a_side": m % 2, "a_points": d} for m, n in enumerate(lengths)
+            for d in range(n)]
+    got = playoff_summary(np.array([[1, 0], [0, 0], [1, 1]]), _rows(rows), 100)
+    assert got["match_length_quartiles"] == pytest.approx(_quartiles(lengths), rel=1e-12)
+    assert got["match_length_quartiles"] == pytest.approx([2.25, 4.0, 7.25], rel=1e-12)
+    assert got["deals_per_match"] == pytest.approx(32 / 6) and got["deals"] == 32
