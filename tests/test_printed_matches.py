@@ -692,3 +692,34 @@ def test_playoff_match_length_quartiles_interpolate():
     assert got["match_length_quartiles"] == pytest.approx(_quartiles(lengths), rel=1e-12)
     assert got["match_length_quartiles"] == pytest.approx([2.25, 4.0, 7.25], rel=1e-12)
     assert got["deals_per_match"] == pytest.approx(32 / 6) and got["deals"] == 32
+
+
+def test_equity_maps_by_hand():
+    """What `bazarsim equity` prints: the DP under the policies' regimes, its check against
+    the simulated matches, the equity at --step bins and the break-even map at
+    --threshold-step bins, both averaged over who deals next (a bin blank for one dealer
+    is blank)."""
+    from bazarsim.matches.equity import equity_maps, match_equity
+    from bazarsim.matches.policy import Policy, ScoreRule
+
+    rs = get_ruleset("bazar")  # no end rule besides the target
+    policies = (Policy(name="a", score=(ScoreRule("ahead", 5),)), Policy(name="b"))
+    wins = np.array([[1, 0], [0, 0], [1, 1]])
+    got = equity_maps(_eq_rows(), wins, rs, EQ_TARGET, policies, 5, 7)
+    res = got["result"]
+    assert res["regimes"] == 2 and res["target"] == EQ_TARGET
+    assert np.array_equal(res["eq"], match_equity(_eq_rows(), rs, EQ_TARGET, policies)["eq"])
+    eq = res["eq"]
+    assert got["grid"] == [0, 5, 10, 15]
+    for i, a in enumerate(got["grid"]):
+        for j, b in enumerate(got["grid"]):
+            assert got["equity"][i, j] == pytest.approx((eq[a, b, 0] + eq[a, b, 1]) / 2)
+    assert got["threshold_grid"] == [0, 7, 14]
+    for i, a in enumerate(got["threshold_grid"]):
+        for j, b in enumerate(got["threshold_grid"]):
+            want = (_plain_break_even(res, a, b, 0) + _plain_break_even(res, a, b, 1)) / 2
+            assert got["thresholds"][i, j] == pytest.approx(want, rel=1e-12, abs=1e-15)
+    dealt = [(m % 4) % 2 == j for m in range(3) for j in (0, 1)]  # A deals first
+    dp = sum(eq[0, 0, 1] if f else eq[0, 0, 0] for f in dealt) / 6
+    assert got["check"]["dp"] == pytest.approx(dp, rel=1e-12)
+    assert got["check"]["simulated"] == 0.5 and got["check"]["matches"] == 6
