@@ -21,6 +21,7 @@ import math
 import re
 import sys
 import tomllib
+import warnings
 from collections import Counter
 from pathlib import Path
 from statistics import NormalDist
@@ -347,6 +348,31 @@ def test_threshold_study_against_the_rows(data):
     assert math.isclose(p * ref["mean_made"] + (1 - p) * ref["mean_failed"], 0, abs_tol=1e-9)
 
 
+def test_threshold_within_another_kind_and_uncovered_values(data):
+    """9H by points within hand points counted in BK (``@BK``), one bucket that leaves
+    most rows out: the class holds exactly the rows whose BK points are in it, and a
+    feature x class table over the cell limit is one error line."""
+    from bazarsim.analysis.threshold import threshold_study
+    from bazarsim.core.errors import BazarsimError
+
+    res = json.loads(run("study", "threshold", data, "--kinds", "H", "--level", "9", "--by",
+                         "points", "--within", "points@BK=30..45", "--target", "0.5",
+                         "--bootstrap", "20", "--seed", "2", "-f", "json"))
+    rows = declarer_rows(data, H, 9)
+    bk = declarer_rows(data, BK, 8)
+    assert (rows[["deal", "seat"]].to_numpy() == bk[["deal", "seat"]].to_numpy()).all()
+    inside = rows[(bk["points"] >= 30) & (bk["points"] <= 45)]
+    assert 0 < len(inside) < len(rows) and not inside["points"].equals(bk.loc[inside.index,
+                                                                              "points"])
+    (c,) = res["classes"]
+    assert c["points@BK"] == "30..45"
+    check_threshold_class(c, threshold_reference(inside, 0.5, 20, 2), 20)
+    within = "declarations=" + ",".join(str(i) for i in range(41))  # 41 x 200 values
+    with pytest.raises(BazarsimError, match=r"^points within declarations: 8,200 cells, "
+                       r"more than 8,192"):
+        threshold_study(data, "H", "points", level=9, within=within)
+
+
 # --------------------------------------------------------------------------- convention
 
 
@@ -459,6 +485,91 @@ def test_convention_study_against_the_rows(data):
             lo, hi = b["count_min"], b["count_max"]
             assert t["count"] == (f"{lo:g}" if lo == hi else f"{lo:g} .. {hi:g}")
     assert sum(r["best"] for r in ref.values()) == 1 and 0.5 < ref["formula"]["auc"] < 1
+
+
+FIT_TEXT = ("monotone (isotonic) fit of make on the count, cross-fitted: fitted on one half "
+            "of the deals, scored on the other (2 folds by a seeded hash of the deal index)")
+
+
+def test_convention_one_count_two_seats(data):
+    """One formula (no comparison: no best, difference 0 with SE 0), two declarer seats,
+    --bins 2 (the smallest allowed): every figure against the rows of seats N and E, and
+    the study's description (dataset, play, bid, level, contra, seed, folds, fit)."""
+    res = json.loads(run("study", "convention", data, "--kinds", "H", "--level", "9",
+                         "--formula", "points", "--bins", "2", "--seat", "N,E", "--seed", "8",
+                         "-f", "json"))
+    rows = declarer_rows(data, H, 9)
+    rows = rows[rows.seat.isin([0, 1])]
+    ref = convention_reference(rows, {"formula": {"points": 1}}, 8, 2)["formula"]
+    assert {k: res[k] for k in ("dataset", "play", "bid", "kind", "level", "contra", "seed",
+                                "folds", "fit")} == {
+        "dataset": str(data), "play": "dd", "bid": "9H", "kind": "H", "level": 9,
+        "contra": 0, "seed": 8, "folds": 2, "fit": FIT_TEXT}
+    assert res["n"] == len(rows) and close(res["p_make"], rows["made"].mean())
+    (c,) = res["counts"]
+    assert (c["name"], c["n"], c["values"]) == ("formula", len(rows), rows.points.nunique())
+    assert c["best"] is False and c["brier_vs_best"] == 0.0 and c["se_vs_best"] == 0.0
+    for key in ("p_make", "auc", "brier", "brier_constant", "brier_skill", "log_loss",
+                "log_loss_constant"):
+        assert close(c[key], ref[key]), key
+    assert [(b["bin"], b["n"]) for b in c["calibration"]] == [
+        (b["bin"], b["n"]) for b in ref["calibration"]]
+    assert {b["bin"] for b in c["calibration"]} <= {"0-50%", "50-100%"}
+    for got, want in zip(c["calibration"], ref["calibration"], strict=True):
+        for key in ("mean_predicted", "observed", "count_min", "count_max"):
+            assert close(got[key], want[key]), (got["bin"], key)
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    """Two DD deals: few enough that a seed puts both in one half, or the two halves in
+    one group of deals."""
+    return built_dataset(tmp_path_factory, "printed-studies-tiny", Simulation(
+        deals=2, seed=5, ruleset=get_ruleset(RULESET), kinds=(H,), columns="lean", dd=True,
+        chunk=2))
+
+
+def test_convention_degenerate_halves(tiny):
+    """Both deals in one half: no row has a prediction, so every Brier, log-loss and
+    difference is missing, no count is best, and nothing divides by zero on the way. The
+    halves in one group of deals: one group, no SE but the best count's own 0. Then
+    --bins at its bounds and a bid no row makes (one error line)."""
+    from bazarsim.analysis.convention import convention_study
+    from bazarsim.core.errors import BazarsimError
+
+    rows = declarer_rows(tiny, H, 8)
+
+    def split(seed):
+        h = [deal_hash(d, seed ^ 0x5EED) for d in (0, 1)]
+        return h[0] & 1 == h[1] & 1, (h[0] >> 1) % 64 == (h[1] >> 1) % 64
+
+    one_half = next(s for s in range(1000) if split(s)[0])
+    one_group = next(s for s in range(10 ** 5) if split(s) == (False, True))
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", message=".*divide")
+        res = convention_study(tiny, "H", level=8, seed=one_half)
+    assert res["n"] == len(rows) == 8 and close(res["p_make"], rows["made"].mean())
+    for c in res["counts"]:
+        assert c["best"] is False
+        for key in ("brier", "log_loss", "brier_constant", "brier_skill", "brier_vs_best",
+                    "se_vs_best"):
+            assert math.isnan(c[key]), (c["name"], key)
+    res = convention_study(tiny, "H", level=8, seed=one_group, bins=100)
+    with np.errstate(divide="ignore", invalid="ignore"):  # its SE over one group
+        ref = convention_reference(rows, BUILTIN, one_group, 100)
+    best = [c for c in res["counts"] if c["best"]]
+    assert len(best) == 1 and best[0]["se_vs_best"] == 0.0
+    for c in res["counts"]:
+        assert close(c["brier"], ref[c["name"]]["brier"])
+        assert close(c["brier_vs_best"], c["brier"] - best[0]["brier"])
+        assert c is best[0] or math.isnan(c["se_vs_best"])
+        assert [b["bin"] for b in c["calibration"]] == [
+            b["bin"] for b in ref[c["name"]]["calibration"]]
+    with pytest.raises(BazarsimError, match=r"--bins 101: use 2 \.\. 100"):
+        convention_study(tiny, "H", level=8, bins=101)
+    with pytest.raises(BazarsimError, match=r"^16H: made by none of the 8 declarer rows of "
+                       r".*: no prediction to find$"):
+        convention_study(tiny, "H", level=16)
 
 
 # --------------------------------------------------------------------------- fit

@@ -510,10 +510,16 @@ def test_bids_every_column(data, case):
 # --------------------------------------------------------------------------- table compare
 
 
-COMPARE_CASES = {  # name: (bid A, bid B, --by, --contra, --seat)
+COMPARE_CASES = {  # name: (bid A, bid B, --by, --contra, --seat[, --play])
     "kinds-differ": ("8BK", "9H", ["trumps@H=0..2,3.."], "none", None),
     "one-kind-x": ("10H", "8H", ["points=..39,40..", "position"], "x", "S,W"),
     "capot": ("8H-CAPOT", "12H", [], "xx", None),
+    # a class per hand-points value, some of one row (no SE) and of two (the n - 1
+    # formula at its smallest n)
+    "adjacent-levels": ("9H", "8H", ["points"], "none", None),
+    # the last class holds no row: left out, not given another class's sums
+    "empty-last-class": ("8H", "9H", ["trumps=0..7,8"], "none", None),
+    "sd-play": ("9H", "8H", [], "none", None, "sd"),
 }
 
 
@@ -521,12 +527,14 @@ COMPARE_CASES = {  # name: (bid A, bid B, --by, --contra, --seat)
 def test_compare_every_column(data, case):
     """Per class: n, both means, the paired difference A - B with its paired standard
     error (SD of the per-row differences / sqrt n), P(A better), P(B better)."""
-    a, b, by, contra, seats = COMPARE_CASES[case]
-    args = ["table", "compare", data["dd"], a, b, "--contra", contra]
+    a, b, by, contra, seats, *play = COMPARE_CASES[case]
+    play = play[0] if play else "dd"
+    path, kinds = (data["sd"], ("H",)) if play == "sd" else (data["dd"], ("H", "BK"))
+    args = ["table", "compare", path, a, b, "--contra", contra, "--play", play]
     for x in by:
         args += ["--by", x]
     args += ["--seat", seats] if seats else []
-    recs = declarer_frame(data["dd"], ("H", "BK"), None, ("none", "x", "xx").index(contra))
+    recs = declarer_frame(path, kinds, None, ("none", "x", "xx").index(contra), play)
     if seats:
         recs = recs[recs["seat"].isin([SEATS.index(s) for s in seats.split(",")])]
     kind_a = recs.loc[recs["bid"] == a, "kind"].iloc[0]
@@ -545,8 +553,11 @@ def test_compare_every_column(data, case):
                         mean_b=g["score_b"].mean(), mean_diff=d, se_diff=se,
                         p_a_better=(g["d"] > 0).mean(), p_b_better=(g["d"] < 0).mean())
     assert any(r["se_diff"] > 0 for r in ref.values())
+    if case == "adjacent-levels":  # what the case is for is in the rows
+        assert {1, 2} <= {r["n"] for r in ref.values()}
 
     rows = cli_json(*args)
+    assert [r["play"] for r in rows] == [play] * len(rows)
     got = {tuple(r[n] for n in names): r for r in rows}
     assert len(rows) == len(got) == len(ref) and set(got) == set(ref)
     for key, want in ref.items():
@@ -648,3 +659,16 @@ def test_bias_every_column(data, levels, contra, confidence):
             assert {k: m.get(k) for k in want if k in m or fmt == "md"} == \
                 {k: v for k, v in want.items() if k in m or fmt == "md"}, (fmt, m["bid"])
             assert len(m) == (12 if fmt == "md" else 8)
+
+
+def test_compare_kinds_differ_needs_a_kind(data):
+    """Bids of two kinds, a kind-dependent --by without @: one error line naming both
+    ways to say it (a kind-free feature needs none)."""
+    from bazarsim.analysis.bids import compare_bids
+    from bazarsim.core.errors import BazarsimError
+
+    with pytest.raises(BazarsimError, match=re.escape(
+            "--by trumps: 8BK and 9H are of different kinds; say which kind trumps is "
+            "counted in: --by trumps@BK or --by trumps@H")):
+        compare_bids(data["dd"], "8BK", "9H", by=["trumps"])
+    assert sum(r["n"] for r in compare_bids(data["dd"], "8BK", "9H", by=["aces"])) == 4 * DD
