@@ -335,3 +335,28 @@ def test_sample_picks_by_hand(spans, sample):
     want = [[flat[d] for d in drawn if a <= flat[d] < b] for a, b in spans]
     assert [g.tolist() for g in got] == want
     assert sum(len(g) for g in got) == k and len(got) == len(spans)
+
+
+def test_repair_says_each_fault_first_and_names_a_part_it_cannot_remove(tmp_path):
+    """--repair tells each fault it found before redoing the parts (its notice), and a
+    damaged part it cannot remove (a directory under a part's name) is one error naming
+    it and the action."""
+    from bazarsim.engine.verify import verify_dataset
+    from bazarsim.store.parts import StoreError
+
+    out = tmp_path / "tiny"
+    run_simulation(Simulation(deals=6, seed=5, chunk=2, columns="lean", kinds=(1,)), out)
+    victim = parts(out)[1]
+    victim.write_bytes(victim.read_bytes()[:100])
+    found = verify_dataset(out)
+    told: list[str] = []
+    fixed = verify_dataset(out, repair=True, notice=told.append)
+    assert fixed.ok and fixed.repaired == [victim.name]
+    assert told[:len(found.faults)] == [f"fault: {f}" for f in found.faults]
+    assert len(found.faults) == 1 and found.faults[0].startswith(f"{victim.name}: unreadable")
+    victim.unlink()
+    victim.mkdir()
+    (victim / "x").write_text("")
+    with pytest.raises(StoreError) as err:
+        verify_dataset(out, repair=True)
+    assert str(err.value).startswith(f"cannot remove {str(victim)!r}: ")
