@@ -350,8 +350,12 @@ def test_repair_says_each_fault_first_and_names_a_part_it_cannot_remove(tmp_path
     victim.write_bytes(victim.read_bytes()[:100])
     found = verify_dataset(out)
     told: list[str] = []
-    fixed = verify_dataset(out, repair=True, notice=told.append)
+    heard: list[tuple[int, int]] = []
+    fixed = verify_dataset(out, repair=True, notice=told.append,
+                           progress=lambda done, total: heard.append((done, total)))
     assert fixed.ok and fixed.repaired == [victim.name]
+    a, b = span(victim)  # the progress bar: the victim's deals redone
+    assert heard[0] == (6 - (b - a), 6) and heard[-1] == (6, 6)
     assert told[:len(found.faults)] == [f"fault: {f}" for f in found.faults]
     assert len(found.faults) == 1 and found.faults[0].startswith(f"{victim.name}: unreadable")
     victim.unlink()
