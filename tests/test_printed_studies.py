@@ -525,8 +525,8 @@ def tiny(tmp_path_factory):
     """Two DD deals: few enough that a seed puts both in one half, or the two halves in
     one group of deals."""
     return built_dataset(tmp_path_factory, "printed-studies-tiny", Simulation(
-        deals=2, seed=5, ruleset=get_ruleset(RULESET), kinds=(H,), columns="lean", dd=True,
-        chunk=2))
+        deals=2, seed=8, ruleset=get_ruleset(RULESET), kinds=(H,), columns="lean", dd=True,
+        sd=2, chunk=2))
 
 
 def test_convention_degenerate_halves(tiny):
@@ -567,9 +567,36 @@ def test_convention_degenerate_halves(tiny):
             b["bin"] for b in ref[c["name"]]["calibration"]]
     with pytest.raises(BazarsimError, match=r"--bins 101: use 2 \.\. 100"):
         convention_study(tiny, "H", level=8, bins=101)
-    with pytest.raises(BazarsimError, match=r"^16H: made by none of the 8 declarer rows of "
+    with pytest.raises(BazarsimError, match=r"^17H: made by none of the 8 declarer rows of "
                        r".*: no prediction to find$"):
-        convention_study(tiny, "H", level=16)
+        convention_study(tiny, "H", level=17)
+
+
+def test_convention_single_dummy_and_ruleset_bids(tiny):
+    """--play sd: the rows made or failed as the PIMC play-out says (H_sd_ns, H_sd_capot),
+    not as the DD solver does; and a bid's kind is read in the dataset's ruleset (no VK in
+    bazar-blot), by compare as well."""
+    from bazarsim.analysis.bids import compare_bids
+    from bazarsim.analysis.convention import convention_study
+    from bazarsim.core.errors import RulesetError
+
+    rs = get_ruleset(RULESET)
+    made = []
+    for _, row in dataset_rows(tiny).iterrows():
+        ns, cap = int(row["H_sd_ns"]), int(row["H_sd_capot"])
+        tricks = (8, 0) if cap == 1 else (0, 8) if cap == 2 else (4, 4)
+        decl = (int(row["H_declarations_ns"]), int(row["H_declarations_ew"]))
+        bela = (int(row["H_bela_ns"]), int(row["H_bela_ew"]))
+        for seat in range(4):
+            made.append(naive_score(rs, 9, H, seat & 1, 0, False, (ns, 162 - ns), tricks,
+                                    decl, bela)[0])
+    dd = declarer_rows(tiny, H, 9)["made"].tolist()
+    assert made != dd and any(made)  # the play changes the outcomes here
+    res = convention_study(tiny, "H", level=9, formulas=["points"], play="sd")
+    assert res["play"] == "sd" and res["n"] == 8 and close(res["p_make"], sum(made) / 8)
+    for a, b in (("8VK", "8H"), ("8H", "8VK")):
+        with pytest.raises(RulesetError, match="kind VK does not exist in ruleset bazar-blot"):
+            compare_bids(tiny, a, b)
 
 
 # --------------------------------------------------------------------------- fit
