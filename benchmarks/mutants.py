@@ -152,15 +152,18 @@ def report(status: dict[str, str], globs: list[str], seconds: float) -> dict:
     for name, st in sorted(mine.items()):
         fn = function_of(name)
         per_function[fn][st] += 1
-        if st in ("survived", "no tests", "timeout", "suspicious"):
+        if st in ("survived", "no tests", "suspicious"):
             diff = diff_of(name)
             survivors.append({"mutant": name, "function": fn, "status": st, "diff": diff,
                               "equivalent": reason_for(fn, diff, reasons)})
     equivalent = sum(1 for s in survivors if s["equivalent"])
     live = [s for s in survivors if not s["equivalent"]]
-    considered = len(mine) - equivalent
-    killed = counts.get("killed", 0) + counts.get("caught by type check", 0)
-    return {"mutants": len(mine), "killed": killed, "equivalent": equivalent,
+    unchecked = counts.get("not checked", 0)  # a run stopped before them
+    considered = len(mine) - unchecked - equivalent
+    # a mutant whose tests run past the time limit is detected too: they do not pass
+    killed = sum(counts.get(k, 0) for k in ("killed", "timeout", "caught by type check"))
+    return {"mutants": len(mine), "not_checked": unchecked, "killed": killed,
+            "equivalent": equivalent,
             "not_killed": len(live), "kill_rate": killed / considered if considered else 1.0,
             "goal": GOAL, "seconds": round(seconds), "statuses": dict(counts),
             "per_function": {k: dict(v) for k, v in sorted(per_function.items())},
@@ -174,17 +177,23 @@ def markdown(r: dict) -> str:
         "each variant run against the tests that call it). A survivor is either equivalent "
         "to the original (same numbers; its reason is in benchmarks/mutants_equivalent.toml) "
         "or a hole in the tests.", "",
-        f"* mutants: {r['mutants']:,}; killed {r['killed']:,}; equivalent {r['equivalent']:,}; "
+        f"* mutants: {r['mutants']:,}"
+        + (f", of which **{r['not_checked']:,} not run yet** (the run was stopped)"
+           if r.get("not_checked") else "")
+        + f"; killed (or timed out) {r['killed']:,}; equivalent {r['equivalent']:,}; "
         f"not killed {r['not_killed']:,}",
         f"* kill rate of the non-equivalent mutants: **{100 * r['kill_rate']:.1f} %** "
         f"(goal {100 * r['goal']:.0f} %)",
-        f"* time: {r['seconds'] / 60:.0f} min on {os.cpu_count()} cores", "",
-        "## Per function", "", "| function | mutants | killed | survived or other |",
-        "|---|---:|---:|---:|"]
+        f"* time: {r['seconds'] / 60:.0f} min on {os.cpu_count()} cores for the whole run"
+        + (f", then {r['retest_seconds'] / 60:.0f} min re-running the survivors against the "
+           "tests added since" if r.get("retest_seconds") else ""), "",
+        "## Per function", "",
+        "| function | mutants | killed | timed out | survived | not run yet |",
+        "|---|---:|---:|---:|---:|---:|"]
     for fn, c in r["per_function"].items():
-        total = sum(c.values())
-        lines.append(f"| `{fn}` | {total} | {c.get('killed', 0)} | "
-                     f"{total - c.get('killed', 0)} |")
+        lines.append(f"| `{fn}` | {sum(c.values())} | {c.get('killed', 0)} | "
+                     f"{c.get('timeout', 0)} | {c.get('survived', 0)} | "
+                     f"{c.get('not checked', 0)} |")
     lines += ["", "## Survivors", ""]
     if not r["survivors"]:
         lines.append("None.")
@@ -202,13 +211,25 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--children", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--report-only", action="store_true",
                     help="write the report from the last run's results")
+    ap.add_argument("--survivors", action="store_true",
+                    help="run again only the last run's survivors (after new tests), then "
+                    "write the report")
     args = ap.parse_args(argv)
     globs = args.only or mutant_globs()
-    seconds = 0.0 if args.report_only else run(globs, args.children)
-    if args.report_only:
-        old = ROOT / "reports" / "mutants.json"
-        seconds = json.loads(old.read_text())["seconds"] if old.exists() else 0.0
+    last = ROOT / "reports" / "mutants.json"
+    before = json.loads(last.read_text()) if last.exists() else {}
+    retest = 0.0
+    if args.survivors or args.report_only:
+        seconds = before.get("seconds", 0.0)
+        if args.survivors:
+            names = [n for n, st in results().items() if selected(n, globs)
+                     and st in ("survived", "no tests", "suspicious", "not checked")]
+            retest = run(names, args.children) if names else 0.0
+    else:
+        seconds = run(globs, args.children)
     r = report(results(), globs, seconds)
+    r["retest_seconds"] = round(retest + (before.get("retest_seconds", 0.0)
+                                          if args.survivors or args.report_only else 0.0))
     print(f"{r['mutants']:,} mutants: {r['killed']:,} killed, {r['equivalent']:,} equivalent, "
           f"{r['not_killed']:,} not killed; kill rate {100 * r['kill_rate']:.1f} % "
           f"({r['seconds'] / 60:.0f} min)")

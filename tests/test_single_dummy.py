@@ -23,6 +23,7 @@ from bazarsim.players.playout import play_deal
 from bazarsim.rules.rulesets import get_ruleset
 
 from . import naive_scoring as NS
+from .conftest import built_dataset
 
 runner = CliRunner()
 KINDS = ("H", "BK")
@@ -38,7 +39,8 @@ def simulate(out, **kw):
 
 @pytest.fixture(scope="module")
 def dataset(tmp_path_factory):
-    return simulate(tmp_path_factory.mktemp("sd") / "run")
+    return built_dataset(tmp_path_factory, "sd", Simulation(
+        deals=DEALS, seed=5, kinds=KINDS, dd=True, sd=3))
 
 
 def frame(out) -> pd.DataFrame:
