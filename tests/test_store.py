@@ -309,3 +309,54 @@ def test_uncovered_refuses_overlaps_and_strays(ranges, first, end):
 
     with pytest.raises(BazarsimError, match=r"^d: part part-\d{16}-\d{16}\.parquet overlaps"):
         store.uncovered(ranges, first, end, "d")
+
+
+def test_check_part_through_fsspec_and_unreadable_reasons(tmp_path):
+    """A part on an fsspec file system (memory://, the code of s3://) is checked like a
+    local one; an unreadable part's reason quotes the reader's error."""
+    from bazarsim.store.location import resolve
+
+    base = resolve(f"memory://bazarsim-check/{tmp_path.name}")
+    base.mkdir(parents=True, exist_ok=True)
+    good = base / store.part_name(0, 20)
+    store.write_part(tiny_part(0, 20), good, "zstd", digest=True)
+    assert store.check_part(good, PARAMS) is None
+    assert store.check_part(good, dict(PARAMS, seed=8)) == (
+        "written by another run (differs in: seed)")
+    bad = base / store.part_name(20, 40)
+    with bad.open("wb") as fh:
+        fh.write(b"PAR1 not a parquet file")
+    assert store.check_part(bad, PARAMS).startswith("unreadable (")
+    assert [(p.name, w[:12]) for p, w in store.damaged_parts(base, PARAMS)] == [
+        (bad.name, "unreadable (")]
+    local = tmp_path / store.part_name(0, 5)
+    local.write_bytes(b"PAR1 not a parquet file")
+    try:
+        pq.ParquetFile(local)
+        raise AssertionError("read")
+    except pa.ArrowException as exc:
+        said = " ".join(str(exc).split())
+    assert said and store.check_part(local, PARAMS) == f"unreadable ({said})"
+    found = store.check_content(local, PARAMS)
+    assert found.faults == [f"unreadable ({said})"]
+
+
+def test_listing_errors_name_the_directory(tmp_path, monkeypatch):
+    """An OS error listing the parts (as an fsspec file system raises it: no file name)
+    is one error naming the action and the directory; overlapping parts name it too."""
+    import errno
+    from pathlib import Path
+
+    (tmp_path / store.part_name(0, 10)).write_bytes(b"")
+    (tmp_path / store.part_name(5, 15)).write_bytes(b"")
+    with pytest.raises(store.BazarsimError,
+                       match=rf"^{tmp_path}: part part-0+5-0+15\.parquet overlaps"):
+        store.missing_ranges(tmp_path, 0, 20)
+
+    def refused(self):
+        raise OSError(errno.EIO, "Input/output error")
+
+    monkeypatch.setattr(Path, "iterdir", refused)
+    with pytest.raises(StoreError) as err:
+        store.damaged_parts(tmp_path, PARAMS)
+    assert str(err.value) == f"cannot read {str(tmp_path)!r}: Input/output error"

@@ -358,9 +358,33 @@ def test_repair_says_each_fault_first_and_names_a_part_it_cannot_remove(tmp_path
     assert heard[0] == (6 - (b - a), 6) and heard[-1] == (6, 6)
     assert told[:len(found.faults)] == [f"fault: {f}" for f in found.faults]
     assert len(found.faults) == 1 and found.faults[0].startswith(f"{victim.name}: unreadable")
+    lost = parts(out)[2]  # a part missing: repaired as its deal indices
+    a, b = span(lost)
+    lost.unlink()
+    fixed = verify_dataset(out, repair=True)
+    assert fixed.ok and fixed.repaired == [f"deal indices {a}..{b - 1}"]
     victim.unlink()
     victim.mkdir()
     (victim / "x").write_text("")
     with pytest.raises(StoreError) as err:
         verify_dataset(out, repair=True)
     assert str(err.value).startswith(f"cannot remove {str(victim)!r}: ")
+
+
+def test_a_directory_it_cannot_list_is_one_error(tmp_path, monkeypatch):
+    import errno
+    from pathlib import Path
+
+    from bazarsim.engine.verify import verify_dataset
+    from bazarsim.store.parts import StoreError
+
+    out = tmp_path / "tiny"
+    run_simulation(Simulation(deals=2, seed=5, columns="lean", kinds=(1,)), out)
+
+    def refused(self):
+        raise PermissionError(errno.EACCES, "Permission denied", str(self))
+
+    monkeypatch.setattr(Path, "iterdir", refused)
+    with pytest.raises(StoreError) as err:
+        verify_dataset(out)
+    assert str(err.value) == f"cannot read {str(out)!r}: Permission denied"
