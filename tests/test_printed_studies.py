@@ -599,6 +599,35 @@ def test_convention_single_dummy_and_ruleset_bids(tiny):
             compare_bids(tiny, a, b)
 
 
+def test_threshold_study_options_at_their_bounds(tiny):
+    """study threshold on two deals: --bootstrap 10 (the fewest), one seat, --play sd, an
+    axis named in the bid's kind (points@H), a --within whose first class is empty (the
+    next one is still there), the study's description; then each refused option and a bid
+    no row makes, one error line each."""
+    from bazarsim.analysis.threshold import threshold_study
+    from bazarsim.core.errors import BazarsimError
+
+    res = threshold_study(tiny, "H", "points@H", level=9, within="trumps=8,0..7", target=0.4,
+                          replicates=10, seats=["N"], play="sd", seed=3)
+    assert {k: res[k] for k in ("dataset", "play", "bid", "kind", "level", "feature",
+                                "within", "target_rule", "contra", "replicates", "seed")} == {
+        "dataset": str(tiny), "play": "sd", "bid": "9H", "kind": "H", "level": 9,
+        "feature": "points", "within": "trumps", "target_rule": "fixed", "contra": 0,
+        "replicates": 10, "seed": 3}
+    (c,) = res["classes"]
+    sd = dataset_rows(tiny)
+    assert c["trumps"] == "0..7" and c["n"] == 2 and c["target"] == 0.4
+    assert [r["points"] for r in c["rows"]] == sorted(set(sd["N_H_points"].astype(int)))
+    for bad, why in ((dict(within="nosuch"), r"^--within 'nosuch': unknown feature"),
+                     (dict(target=0.0), r"^--target 0.0: must be between 0 and 1"),
+                     (dict(target=1.0), r"^--target 1.0: must be between 0 and 1"),
+                     (dict(replicates=9), r"^--bootstrap 9: use at least 10"),
+                     (dict(level=17), r"^17H: made by none of the 8 declarer rows of .*: no "
+                                      r"threshold to find$")):
+        with pytest.raises(BazarsimError, match=why):
+            threshold_study(tiny, "H", "points", **{"level": 9, **bad})
+
+
 # --------------------------------------------------------------------------- fit
 
 
