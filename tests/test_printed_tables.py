@@ -672,3 +672,21 @@ def test_compare_kinds_differ_needs_a_kind(data):
             "counted in: --by trumps@BK or --by trumps@H")):
         compare_bids(data["dd"], "8BK", "9H", by=["trumps"])
     assert sum(r["n"] for r in compare_bids(data["dd"], "8BK", "9H", by=["aces"])) == 4 * DD
+
+
+def test_bias_refuses_what_it_cannot_count(data):
+    """table bias: a dataset without DD or SD columns (naming what it lacks), a confidence
+    outside (0, 1), a kind not simulated, an unknown contra: one error line each."""
+    from bazarsim.analysis.bias import bias_table
+    from bazarsim.core.errors import BazarsimError
+
+    cases = [((data["plain"],), {}, "simulate it with --dd --sd (it lacks --dd and --sd)"),
+             ((data["dd"],), {}, "simulate it with --dd --sd (it lacks --sd)"),
+             ((data["sd"],), {"kinds": ["BK"]},
+              f"kind BK was not simulated in {data['sd']} (it has H)"),
+             ((data["sd"],), {"contra": "y"}, "--contra 'y': use none, x or xx")]
+    cases += [((data["sd"],), {"confidence": c}, f"--confidence {c}: must be between 0 and 1")
+              for c in (0.0, 1.0, 1.5)]
+    for args, kw, why in cases:
+        with pytest.raises(BazarsimError, match=re.escape(why)):
+            bias_table(*args, **kw)
