@@ -138,3 +138,25 @@ def test_paired_difference_small_groups(a, b):
         assert math.isnan(got[1])
     else:
         assert got[1] == pytest.approx(want[1], rel=1e-12)
+
+
+# --------------------------------------------------------------------------- bias
+
+
+def test_bias_levels_in_a_game_without_levels(tmp_path_factory):
+    """table bias --levels on a belote-fr dataset (a game without bid levels): one error
+    line, not a table of made-up levels."""
+    from bazarsim.analysis.bias import bias_table
+    from bazarsim.core.errors import BazarsimError
+    from bazarsim.engine.simulation import Simulation
+    from bazarsim.rules.rulesets import get_ruleset
+
+    from .conftest import built_dataset
+
+    path = built_dataset(tmp_path_factory, "kills-belote", Simulation(
+        deals=1, seed=1, ruleset=get_ruleset("belote-fr"), kinds=(1,), columns="lean",
+        dd=True, sd=2, chunk=1))
+    assert [r["bid"] for r in bias_table(path)["rows"]] == ["H"]
+    with pytest.raises(BazarsimError, match="ruleset belote-fr has no bid levels: drop "
+                                            "--levels"):
+        bias_table(path, levels=[8])
