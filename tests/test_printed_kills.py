@@ -11,12 +11,48 @@ from __future__ import annotations
 
 import math
 import warnings
+from statistics import NormalDist
 
 import numpy as np
 import pytest
 
 from bazarsim.analysis.convention import auc, constant_fitted, paired_difference
+from bazarsim.analysis.stats import wilson_interval, z_score
 from bazarsim.analysis.threshold import _class_result, breakeven
+
+# --------------------------------------------------------------------------- stats
+
+
+def wilson_roots(k: int, n: int, confidence: float) -> tuple[float, float]:
+    """The two p with (k/n - p)^2 = z^2 p (1 - p) / n (the quadratic's roots), z the
+    normal quantile of (1 + confidence) / 2."""
+    z2 = NormalDist().inv_cdf((1 + confidence) / 2) ** 2
+    a, b, c = n + z2, -(2 * k + z2), k * k / n
+    root = math.sqrt(b * b - 4 * a * c)
+    return (-b - root) / (2 * a), (-b + root) / (2 * a)
+
+
+@pytest.mark.parametrize("k, n", [(0, 1), (1, 1), (0, 7), (1, 7), (3, 7), (6, 7), (7, 7),
+                                  (40, 1000)])
+@pytest.mark.parametrize("confidence", [0.8, 0.95, 0.999])
+def test_wilson_interval_roots(k, n, confidence):
+    """Both ends of the Wilson interval at every count of small n (none and all made
+    included: exactly 0 and 1 there) and three confidence levels."""
+    lo, hi = wilson_interval(k, n, confidence)
+    want_lo, want_hi = wilson_roots(k, n, confidence)
+    assert lo == 0.0 if k == 0 else lo == pytest.approx(want_lo, rel=1e-12)
+    assert hi == 1.0 if k == n else hi == pytest.approx(want_hi, rel=1e-12)
+    assert 0.0 <= lo <= k / n <= hi <= 1.0
+
+
+def test_wilson_interval_and_z_score_edges():
+    assert all(math.isnan(x) for x in wilson_interval(0, 0))
+    assert wilson_interval(2, 4) == wilson_interval(2, 4, 0.95)  # 95 % unless told
+    assert z_score(3, 10, 0.2) == pytest.approx(1 / math.sqrt(1.6), rel=1e-12)
+    assert z_score(1, 10, 0.2) == pytest.approx(-1 / math.sqrt(1.6), rel=1e-12)
+    for count, n, p in ((0, 0, 0.5), (0, 10, 0.0), (10, 10, 1.0), (1, 10, -0.1), (1, 10, 1.5)):
+        assert math.isnan(z_score(count, n, p)), (count, n, p)
+
 
 # --------------------------------------------------------------------------- threshold
 
@@ -160,3 +196,122 @@ def test_bias_levels_in_a_game_without_levels(tmp_path_factory):
     with pytest.raises(BazarsimError, match="ruleset belote-fr has no bid levels: drop "
                                             "--levels"):
         bias_table(path, levels=[8])
+
+
+# --------------------------------------------------------------------------- analyze
+
+
+def hand_sample(scores, made, total, capot):
+    from bazarsim.analysis.bids import Bid
+    from bazarsim.analysis.hand import Sample
+
+    bids = tuple(Bid(1, 8 + j) for j in range(len(scores)))
+    return Sample(bids, (1,), np.array(made, bool), np.array(scores, np.int64),
+                  np.array([total], np.int64), np.array([capot], bool))
+
+
+def plain_mean_se(x):
+    n = len(x)
+    mean = sum(x) / n if n else math.nan
+    se = math.sqrt(sum((v - mean) ** 2 for v in x) / (n - 1) / n) if n > 1 else math.nan
+    return mean, se
+
+
+def same_number(got, want):
+    if want is None or (isinstance(want, float) and math.isnan(want)):
+        return got is None if want is None else math.isnan(got)
+    return got == pytest.approx(want, rel=1e-12, abs=1e-12)
+
+
+def check_hand_rows(sample, scores, made, total, capot, confidence, want):
+    """summarize and bid_rows against the plain figures: ``want`` gives the ranking, the
+    best, ties, second best and whether the lead is significant and the best call."""
+    from bazarsim.analysis.hand import bid_rows, summarize
+
+    s = summarize(sample, confidence)
+    n = len(total)
+    best, second = want["order"][0], want["second"]
+    z = NormalDist().inv_cdf((1 + confidence) / 2)
+    margin, se = plain_mean_se([a - b for a, b in zip(scores[best], scores[second],
+                                                      strict=True)]) if second >= 0 else (
+        math.nan, math.nan)
+    k = sum(made[best])
+    lo = 0.0 if k == 0 else wilson_roots(k, n, confidence)[0]
+    hi = 1.0 if k == n else wilson_roots(k, n, confidence)[1]
+    assert (s.n, s.best, s.second, s.ties) == (n, best, second, want["ties"])
+    assert same_number(s.margin, margin) and same_number(s.se_margin, se)
+    assert s.half_width == pytest.approx((hi - lo) / 2, rel=1e-12)
+    assert s.significant == want["significant"]
+    assert s.significant == (n > 1 and second >= 0 and margin - z * se > 0)
+    rows = bid_rows(sample, s, confidence)
+    mean_total, se_total = plain_mean_se(total)
+    for j, r in enumerate(rows):
+        k = sum(made[j])
+        lo = 0.0 if k == 0 else wilson_roots(k, n, confidence)[0]
+        hi = 1.0 if k == n else wilson_roots(k, n, confidence)[1]
+        mean, se_s = plain_mean_se(scores[j])
+        behind, se_b = plain_mean_se([a - b for a, b in zip(scores[best], scores[j],
+                                                            strict=True)])
+        plain = {"kind": "H", "level": 8 + j, "capot": False, "bid": f"{8 + j}H", "n": n,
+                 "made": k, "p_make": k / n, "ci_low": lo, "ci_high": hi,
+                 "mean_total": mean_total, "se_total": se_total,
+                 "p_capot": sum(capot) / n, "expected_score": mean, "se_score": se_s,
+                 "pass_score": 0.0, "rank": want["order"].index(j) + 1,
+                 "best": j == best and want["best_call"] != "pass",
+                 "best_call": want["best_call"], "equal_to_best": j in want["ties"],
+                 "behind_best": behind, "se_behind_best": se_b,
+                 "second": f"{8 + second}H" if j == best and second >= 0 else None,
+                 "margin": margin if j == best else None,
+                 "se_margin": se if j == best else None}
+        assert set(r) == set(plain), j
+        for key, value in plain.items():
+            if isinstance(value, float):
+                assert same_number(r[key], value), (j, key, r[key], value)
+            else:
+                assert r[key] == value, (j, key)
+
+
+def test_analyze_figures_by_hand():
+    """Four sample deals, four bids: 8H best, 11H equal to it on every deal (a tie, ranked
+    after it by order), 9H never above it (no rival), 10H above it on one deal (so the
+    second best although 9H ranks higher); --confidence 0.9."""
+    scores = [[10, 12, -8, 14], [10, 12, -16, 14], [20, -20, -20, 30], [10, 12, -8, 14]]
+    made = [[1, 1, 0, 1], [1, 1, 0, 1], [1, 0, 0, 1], [1, 1, 0, 1]]
+    total, capot = [90, 100, 60, 120], [0, 0, 0, 1]
+    sample = hand_sample(scores, made, total, capot)
+    check_hand_rows(sample, scores, made, total, capot, 0.9,
+                    {"order": [0, 3, 1, 2], "second": 2, "ties": (3,), "significant": False,
+                     "best_call": "8H"})
+
+
+@pytest.mark.parametrize("case", ["every bid loses", "no rival", "one deal", "all equal",
+                                  "a clear lead"])
+def test_analyze_figures_at_the_edges(case):
+    """Every bid scoring below 0 (the best call is pass); no bid ever above the best (the
+    second best is the next one); one deal (no SE, nothing significant); every bid equal
+    (no second best); a lead significant at 95 %. The ranking breaks equal means by
+    P(make), then by the bids' order."""
+    cases = {
+        "every bid loses": ([[-10, -12, -6], [-16, -2, -30]], [[0, 1, 0], [0, 1, 0]],
+                            {"order": [0, 1], "second": 1, "ties": (), "significant": False,
+                             "best_call": "pass"}),
+        "no rival": ([[10, 12, 8], [0, 12, 8], [10, 12, -8]], [[1, 1, 1], [0, 1, 1],
+                                                                [1, 1, 0]],
+                     {"order": [0, 1, 2], "second": 1, "ties": (), "significant": False,
+                      "best_call": "8H"}),
+        "one deal": ([[4], [6]], [[1], [1]],
+                     {"order": [1, 0], "second": 0, "ties": (), "significant": False,
+                      "best_call": "9H"}),
+        "all equal": ([[4, -2], [4, -2]], [[1, 0], [0, 0]],
+                      {"order": [0, 1], "second": -1, "ties": (1,), "significant": False,
+                       "best_call": "8H"}),
+        "a clear lead": ([[20, 22, 18, 21, 20], [2, 0, -4, 3, 8], [2, 2, 1, 0, -1]],
+                         [[1] * 5, [0, 1, 0, 1, 1], [1, 0, 1, 0, 1]],
+                         {"order": [0, 1, 2], "second": 1, "ties": (), "significant": True,
+                          "best_call": "8H"}),
+    }
+    scores, made, want = cases[case]
+    n = len(scores[0])
+    total, capot = [80 + 3 * i for i in range(n)], [i % 2 for i in range(n)]
+    check_hand_rows(hand_sample(scores, made, total, capot), scores, made, total, capot,
+                    0.95, want)
