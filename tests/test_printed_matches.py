@@ -559,6 +559,9 @@ def test_regime_map_by_hand():
     # leader within 15 of 100 -> 0, else 1; regime = A's * 2 + B's
     assert n == 6
     assert r.tolist() == [1 * 2 + 1, 0 * 2 + 1, 2 * 2 + 1, 0 * 2 + 0, 0 * 2 + 0]
+    near = Policy(name="n", score=(ScoreRule("ahead", 5, 10),))  # leader within 10 of 100
+    r, n = regime_map((near, Policy(name="b")), np.array([95, 50]), np.array([80, 40]), 100)
+    assert n == 2 and r.tolist() == [0, 1]
 
 
 def test_start_equity_and_simulated_check_by_hand():

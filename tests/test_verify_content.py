@@ -137,6 +137,10 @@ def test_reordered_rows(runs, ds, what):
     assert (f"its index column is not {a}..{b - 1} in order" in faults[0]) == (
         what == "whole rows")
     assert "differ from the digest" in faults[0]
+    if what == "whole rows":  # two faults of one part, one line: "; " between them
+        index, columns = faults[0][len(victim.name) + 2:].split("; columns ")
+        assert index.startswith("its index column is not") and index.endswith(")")
+        assert columns.endswith("(damaged pages, or rows rewritten)")
     assert_repaired(ds, [victim.name], runs[2])
 
 
