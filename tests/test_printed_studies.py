@@ -628,6 +628,25 @@ def test_threshold_study_options_at_their_bounds(tiny):
             threshold_study(tiny, "H", "points", **{"level": 9, **bad})
 
 
+def test_compare_adjacent_levels_in_bazar_blot(data):
+    """bazar-blot scores a made suit bid level x 1 + 16 less the defenders' sai: 9H scores
+    exactly 1 more than 8H where both make. table compare 9H 8H counts those rows as 9H
+    better; every figure against the rows."""
+    from bazarsim.analysis.bids import compare_bids
+
+    a, b = declarer_rows(data, H, 9), declarer_rows(data, H, 8)
+    d = (a["score"] - b["score"]).to_numpy(float)
+    assert (d == 1).any() and (d < 0).any()
+    (row,) = compare_bids(data, "9H", "8H")
+    n = len(d)
+    se = math.sqrt(((d - d.mean()) ** 2).sum() / (n - 1) / n)
+    want = {"n": n, "mean_a": a["score"].mean(), "mean_b": b["score"].mean(),
+            "mean_diff": d.mean(), "se_diff": se, "p_a_better": (d > 0).mean(),
+            "p_b_better": (d < 0).mean()}
+    for key, value in want.items():
+        assert close(row[key], value), key
+
+
 # --------------------------------------------------------------------------- fit
 
 
