@@ -315,3 +315,58 @@ def test_analyze_figures_at_the_edges(case):
     total, capot = [80 + 3 * i for i in range(n)], [i % 2 for i in range(n)]
     check_hand_rows(hand_sample(scores, made, total, capot), scores, made, total, capot,
                     0.95, want)
+
+
+def bias_expected(rows, confidence):
+    """The bias row's figures from per-row (DD made, SD made, SD - DD points) triples."""
+    n = len(rows)
+    dd = sum(r[0] for r in rows)
+    sd = sum(r[1] for r in rows)
+    both = sum(r[0] and r[1] for r in rows)
+    x = [r[1] - r[0] for r in rows]  # -1, 0, +1 per row
+    gaps = [r[2] for r in rows if r[0]]
+
+    def wil(k, m):
+        if m == 0:
+            return math.nan, math.nan
+        lo, hi = wilson_roots(k, m, confidence)
+        return 0.0 if k == 0 else lo, 1.0 if k == m else hi
+
+    diff, se_diff = plain_mean_se(x)
+    gap, se_gap = plain_mean_se(gaps)
+    out = {"n": n, "dd_made": dd, "dd_failed": n - dd,
+           "p_make_dd": dd / n, "p_make_sd": sd / n, "make_diff": diff,
+           "se_make_diff": se_diff,
+           "p_sd_given_dd_made": both / dd if dd else math.nan,
+           "p_sd_given_dd_failed": (sd - both) / (n - dd) if n - dd else math.nan,
+           "points_gap": gap, "se_points_gap": se_gap}
+    for key, (k, m) in {"dd": (dd, n), "sd": (sd, n), "kept": (both, dd),
+                        "saved": (sd - both, n - dd)}.items():
+        out[f"{key}_low"], out[f"{key}_high"] = wil(k, m)
+    return out
+
+
+@pytest.mark.parametrize("rows", [
+    [(1, 1, 4), (1, 0, -12), (0, 1, 9), (0, 0, 2), (1, 1, 0), (1, 1, -3)],  # every case
+    [(1, 0, -7)],  # one row: no SE
+    [(0, 0, 5), (0, 1, 3), (0, 1, 1)],  # DD never makes: nothing given DD made, no gap
+    [(1, 1, 2), (1, 0, -6)],  # DD always makes: nothing given DD failed
+    [(1, 1, 2), (0, 1, 5), (0, 0, 1)],  # one DD-made row: a gap, no SE
+    [(1, 1, 3), (1, 1, 3), (0, 0, 0)],  # equal gaps and identical plays on two rows
+])
+def test_bias_row_by_hand(rows):
+    """One bias row from its sums, --confidence 0.9, against the figures computed from
+    the rows themselves."""
+    from bazarsim.analysis.bias import _row
+    from bazarsim.analysis.bids import Bid
+
+    sums = {"n": len(rows), "dd": sum(r[0] for r in rows), "sd": sum(r[1] for r in rows),
+            "both": sum(r[0] and r[1] for r in rows),
+            "gap_n": sum(r[0] for r in rows), "gap": sum(r[2] for r in rows if r[0]),
+            "gap2": sum(r[2] ** 2 for r in rows if r[0])}
+    got = _row(Bid(1, 9), {k: np.float64(v) for k, v in sums.items()}, 0.9)
+    want = bias_expected(rows, 0.9)
+    assert (got["kind"], got["bid"]) == ("H", "9H")
+    assert set(got) == set(want) | {"kind", "bid"}
+    for key, value in want.items():
+        assert same_number(got[key], value), (key, got[key], value)
