@@ -677,6 +677,12 @@ def test_match_equity_table_size_deals_and_regimes():
     one = [r for r in EQ_ROWS if not (r[1] - r[2] >= 5 and r[0] == 0)]
     res = match_equity(_eq_rows(one), rs, EQ_TARGET, ahead)
     assert res["regime_deals"] == [0, len(one) - sum(r[1] - r[2] >= 5 for r in one)]
+    b_gains = [(t, 0, 0, 1, 1, 3, 27, -1) for t in (0, 1)] + [(0, 3, 0, 0, 1, 9, 0, -1)]
+    res = match_equity(_eq_rows(b_gains), rs, 30)  # B's largest gain sets the pad
+    assert (res["pad"], res["size"]) == (27, 58)
+    passed = [(t, 0, 0, -1, 0, 0, 0, -1) for t in (0, 1)]  # nothing ever scored: no pad
+    res = match_equity(_eq_rows(passed), rs, 30)
+    assert (res["pad"], res["size"]) == (0, 31) and (res["eq"] == 0.5).all()
     with pytest.raises(BazarsimError, match="no deal outcomes"):
         match_equity(_eq_rows([]), rs, EQ_TARGET)
     with pytest.raises(BazarsimError, match="dealt by both sides"):
