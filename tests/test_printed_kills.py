@@ -370,3 +370,17 @@ def test_bias_row_by_hand(rows):
     assert set(got) == set(want) | {"kind", "bid"}
     for key, value in want.items():
         assert same_number(got[key], value), (key, got[key], value)
+
+
+def test_bias_row_without_rows():
+    """A bid with no row (a dataset of 0 deals: simulate --deals 0 is allowed): every
+    figure missing, no division error (table bias then leaves the row out)."""
+    from bazarsim.analysis.bias import _row
+    from bazarsim.analysis.bids import Bid
+
+    got = _row(Bid(1, 9), {k: np.float64(0) for k in ("n", "dd", "sd", "both", "gap_n",
+                                                       "gap", "gap2")}, 0.95)
+    assert (got["n"], got["dd_made"], got["dd_failed"]) == (0, 0, 0)
+    for key, value in got.items():
+        if key not in ("kind", "bid", "n", "dd_made", "dd_failed"):
+            assert math.isnan(value), key
