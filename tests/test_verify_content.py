@@ -392,3 +392,20 @@ def test_a_directory_it_cannot_list_is_one_error(tmp_path, monkeypatch):
     with pytest.raises(StoreError) as err:
         verify_dataset(out)
     assert str(err.value) == f"cannot read {str(out)!r}: Permission denied"
+
+
+def test_a_sound_part_past_the_runs_end_is_named(tmp_path):
+    """A part of the same run dealt further (a sound part, its range past the manifest's
+    deals) put into the dataset: one fault naming the dataset and the part."""
+    from bazarsim.engine.verify import verify_dataset
+
+    longer, out = tmp_path / "longer", tmp_path / "tiny"
+    for where, deals in ((longer, 8), (out, 6)):
+        run_simulation(Simulation(deals=deals, seed=5, chunk=2, columns="lean", kinds=(1,)),
+                       where)
+    stray = parts(longer)[-1]
+    assert span(stray)[1] == 8
+    shutil.copy(stray, out / stray.name)
+    found = verify_dataset(out)
+    assert found.faults == [f"{out}: part {stray.name} overlaps another part or lies outside "
+                            "0..6; the directory was modified by hand"]
