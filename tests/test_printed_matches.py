@@ -732,3 +732,21 @@ def test_equity_maps_by_hand():
     dp = sum(eq[0, 0, 1] if f else eq[0, 0, 0] for f in dealt) / 6
     assert got["check"]["dp"] == pytest.approx(dp, rel=1e-12)
     assert got["check"]["simulated"] == 0.5 and got["check"]["matches"] == 6
+
+
+def test_break_even_blank_at_a_spread_of_1e_9():
+    """A made contract worth exactly 1e-9 more than a failed one: no break-even (the spread
+    must exceed 1e-9)."""
+    from bazarsim.matches.equity import thresholds
+
+    rows = [(t, 0, 0, 0, 1, 1, 0, -1) for t in (0, 1)]  # made: to 1:0
+    rows += [(t, 0, 0, 0, 0, 0, 12, -1) for t in (0, 1)]  # failed: B reaches 12, wins
+    rows += [(t, 0, 0, 1, 1, 0, 1, -1) for t in (0, 1)]  # B's contract: to 0:1
+    eq = np.zeros((20, 20, 2))
+    eq[1, 0] = 1e-9
+    eq[0, 1] = 0.5
+    got = thresholds({"eq": eq, "target": 10, "rules": 0, "outcomes": _eq_rows(rows)}, 10)
+    assert got["grid"] == [0] and np.isnan(got["thresholds"]).all()
+    eq[1, 0] = 2e-9
+    got = thresholds({"eq": eq, "target": 10, "rules": 0, "outcomes": _eq_rows(rows)}, 10)
+    assert (got["thresholds"] == 1.0).all()
