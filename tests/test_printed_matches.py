@@ -583,6 +583,8 @@ def test_start_equity_and_simulated_check_by_hand():
                                  "simulated_se": _stdev(x) / math.sqrt(5),
                                  "simulated_se_unpaired": math.sqrt(sim * (1 - sim) / 10)},
                                 rel=1e-12)
+    two = simulated_vs_dp(result, wins[:2])  # two pairs: a paired SE already
+    assert two["simulated_se"] == pytest.approx(_stdev([0.5, 1.0]) / math.sqrt(2), rel=1e-12)
     one = simulated_vs_dp(result, np.array([[1, 1]]))
     assert one["simulated_se"] == 0.0 and one["simulated"] == 1.0
     assert one["simulated_se_unpaired"] == pytest.approx(math.sqrt(1e-12 / 2))
