@@ -14,6 +14,7 @@ import warnings
 from statistics import NormalDist
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from bazarsim.analysis.convention import auc, constant_fitted, paired_difference
@@ -191,9 +192,29 @@ def test_bias_levels_in_a_game_without_levels(tmp_path_factory):
     from .conftest import built_dataset
 
     path = built_dataset(tmp_path_factory, "kills-belote", Simulation(
-        deals=1, seed=1, ruleset=get_ruleset("belote-fr"), kinds=(1,), columns="lean",
+        deals=1, seed=1, ruleset=get_ruleset("belote-fr"), kinds=(1, 5), columns="lean",
         dd=True, sd=2, chunk=1))
-    assert [r["bid"] for r in bias_table(path)["rows"]] == ["H"]
+    # belote-fr: a side makes with more points (cards + declarations + bela) than the
+    # other, not with some level of them
+    # other, not with some level of them; VK's cards hold 258 points
+    deal = pd.read_parquet(path).iloc[0]
+    rows = bias_table(path)["rows"]
+    assert [r["bid"] for r in rows] == ["H", "VK"]
+    for row, total in zip(rows, (162, 258), strict=True):
+        k = row["bid"]
+        assert deal[f"{k}_dd_capot"] == deal[f"{k}_sd_capot"] == 0  # no capot bonus to add
+        extra = [int(deal[f"{k}_declarations_{s}"] + deal[f"{k}_bela_{s}"]) for s in ("ns",
+                                                                                   "ew")]
+        made = {}
+        for play in ("dd", "sd"):
+            ns = int(deal[f"{k}_{play}_ns"])
+            own = [ns + extra[0], total - ns + extra[1]]
+            made[play] = [own[0] > own[1], own[1] > own[0]]  # per declaring side
+            assert row[f"p_make_{play}"] == sum(made[play]) / 2
+        both = sum(a and b for a, b in zip(made["dd"], made["sd"], strict=True))
+        assert same_number(row["p_sd_given_dd_made"], both / sum(made["dd"]) if any(
+            made["dd"]) else math.nan)
+        assert row["n"] == 2
     with pytest.raises(BazarsimError, match="ruleset belote-fr has no bid levels: drop "
                                             "--levels"):
         bias_table(path, levels=[8])
