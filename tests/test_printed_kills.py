@@ -10,6 +10,7 @@ division warning: the command line would print one to the user.
 from __future__ import annotations
 
 import math
+import re
 import warnings
 from statistics import NormalDist
 
@@ -181,19 +182,26 @@ def test_paired_difference_small_groups(a, b):
 # --------------------------------------------------------------------------- bias
 
 
-def test_bias_levels_in_a_game_without_levels(tmp_path_factory):
-    """table bias --levels on a belote-fr dataset (a game without bid levels): one error
-    line, not a table of made-up levels."""
-    from bazarsim.analysis.bias import bias_table
-    from bazarsim.core.errors import BazarsimError
+@pytest.fixture(scope="module")
+def belote(tmp_path_factory):
+    """One belote-fr deal, H and VK, DD and SD."""
     from bazarsim.engine.simulation import Simulation
     from bazarsim.rules.rulesets import get_ruleset
 
     from .conftest import built_dataset
 
-    path = built_dataset(tmp_path_factory, "kills-belote", Simulation(
+    return built_dataset(tmp_path_factory, "kills-belote", Simulation(
         deals=1, seed=1, ruleset=get_ruleset("belote-fr"), kinds=(1, 5), columns="lean",
         dd=True, sd=2, chunk=1))
+
+
+def test_bias_levels_in_a_game_without_levels(belote):
+    """table bias --levels on a belote-fr dataset (a game without bid levels): one error
+    line, not a table of made-up levels."""
+    from bazarsim.analysis.bias import bias_table
+    from bazarsim.core.errors import BazarsimError
+
+    path = belote
     # belote-fr: a side makes with more points (cards + declarations + bela) than the
     # other, not with some level of them
     # other, not with some level of them; VK's cards hold 258 points
@@ -412,3 +420,20 @@ def test_bias_row_without_rows():
     for key, value in got.items():
         if key not in ("kind", "bid", "n", "dd_made", "dd_failed"):
             assert math.isnan(value), key
+
+
+def test_bias_of_a_damaged_part_names_the_dataset(belote, tmp_path):
+    """Pages damaged under an intact footer: one error line naming the dataset."""
+    import shutil
+
+    from bazarsim.analysis.bias import bias_table
+    from bazarsim.store.parts import StoreError
+
+    path = tmp_path / "damaged"
+    shutil.copytree(belote, path)
+    (part,) = sorted(path.glob("part-*.parquet"))
+    data = bytearray(part.read_bytes())
+    data[8:200] = b"\xff" * 192  # the first page header, after the magic bytes
+    part.write_bytes(bytes(data))
+    with pytest.raises(StoreError, match=re.escape(repr(str(path)))):
+        bias_table(path)
