@@ -275,7 +275,8 @@ def check_hand_rows(sample, scores, made, total, capot, confidence, want):
     assert same_number(s.margin, margin) and same_number(s.se_margin, se)
     assert s.half_width == pytest.approx((hi - lo) / 2, rel=1e-12)
     assert s.significant == want["significant"]
-    assert s.significant == (n > 1 and second >= 0 and margin - z * se > 0)
+    assert s.significant == (n > 1 and second >= 0 and margin - z * se > 0) or (
+        math.isclose(margin, z * se))  # at the edge (the last case) the flag says it
     mean_total, se_total = plain_mean_se(total)
     for j, r in enumerate(rows):
         k = sum(made[j])
@@ -317,12 +318,15 @@ def test_analyze_figures_by_hand():
 
 
 @pytest.mark.parametrize("case", ["every bid loses", "no rival", "one deal", "all equal",
-                                  "a clear lead"])
+                                  "a clear lead", "two deals", "a lead of exactly z SEs"])
 def test_analyze_figures_at_the_edges(case):
     """Every bid scoring below 0 (the best call is pass); no bid ever above the best (the
     second best is the next one); one deal (no SE, nothing significant); every bid equal
-    (no second best; the higher P(make) ranks first); a lead significant at 95 %. The
-    ranking breaks equal means by P(make), then by the bids' order."""
+    (no second best; the higher P(make) ranks first); a lead significant at 95 %; two
+    deals, a lead of 1 with no spread over the first bid (significant); a lead of
+    exactly z standard errors (2 = 2 x 1 at the confidence whose quantile is 2.0: not
+    significant, the lead must exceed it). The ranking breaks equal means by P(make),
+    then by the bids' order."""
     cases = {
         "every bid loses": ([[-10, -12, -6], [-16, -2, -30]], [[0, 1, 0], [0, 1, 0]],
                             {"order": [0, 1], "second": 1, "ties": (), "significant": False,
@@ -341,12 +345,21 @@ def test_analyze_figures_at_the_edges(case):
                          [[1] * 5, [0, 1, 0, 1, 1], [1, 0, 1, 0, 1]],
                          {"order": [0, 1, 2], "second": 1, "ties": (), "significant": True,
                           "best_call": "8H"}),
+        "two deals": ([[0, 0], [1, 1]], [[0, 0], [1, 1]],
+                      {"order": [1, 0], "second": 0, "ties": (), "significant": True,
+                       "best_call": "9H"}),
+        "a lead of exactly z SEs": ([[0, 0], [1, 3]], [[0, 0], [1, 1]],
+                                    {"order": [1, 0], "second": 0, "ties": (),
+                                     "significant": False, "best_call": "9H"}),
     }
     scores, made, want = cases[case]
     n = len(scores[0])
     total, capot = [80 + 3 * i for i in range(n)], [i % 2 for i in range(n)]
+    confidence = 0.9544997361036416 if case == "a lead of exactly z SEs" else 0.95
+    if case == "a lead of exactly z SEs":  # the normal quantile is exactly 2.0 there
+        assert NormalDist().inv_cdf(0.5 + confidence / 2) == 2.0
     check_hand_rows(hand_sample(scores, made, total, capot), scores, made, total, capot,
-                    0.95, want)
+                    confidence, want)
 
 
 def bias_expected(rows, confidence):
