@@ -409,3 +409,31 @@ def test_a_sound_part_past_the_runs_end_is_named(tmp_path):
     found = verify_dataset(out)
     assert found.faults == [f"{out}: part {stray.name} overlaps another part or lies outside "
                             "0..6; the directory was modified by hand"]
+
+
+def test_recomputed_rows_that_differ_are_counted_in_one_fault(tmp_path):
+    """A part written wrong (its digest taken of the wrong values): --sample names its
+    first differing row and column, stored and recomputed values, and how many of the rows
+    recomputed in it differ."""
+    from bazarsim.engine.verify import verify_dataset
+
+    out = tmp_path / "tiny"
+    run_simulation(Simulation(deals=6, seed=5, columns="lean", kinds=(1,)), out)
+    (i,) = np.random.default_rng(0).choice(6, size=1, replace=False).tolist()  # --sample 1
+    victim = next(p for p in parts(out) if span(p)[0] <= i < span(p)[1])
+    table = pq.read_table(victim)
+    a, b = span(victim)
+    assert b - a >= 2
+    k = table.schema.get_field_index("W_H_points")
+    sound = table.column(k).to_pylist()
+    bad = table.set_column(k, "W_H_points", pa.array([99] * (b - a), table.schema.field(k).type))
+    own = without_digest(table.schema.metadata)
+    rewrite(victim, with_content_digest(bad.replace_schema_metadata(own)),
+            with_content_digest(bad.replace_schema_metadata(own)).schema.metadata)
+    assert verify_dataset(out).ok
+    found = verify_dataset(out, sample=6)
+    assert found.faults == [f"{victim.name}: deal index {a}, column W_H_points: stored 99 but "
+                            f"recomputed {sound[0]} ({b - a} of {b - a} rows recomputed differ)"]
+    one = verify_dataset(out, sample=1)  # one row differs: no count
+    assert one.faults == [f"{victim.name}: deal index {i}, column W_H_points: stored 99 "
+                          f"but recomputed {sound[i - a]}"]
