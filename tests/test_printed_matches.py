@@ -453,7 +453,7 @@ def _hand_result(seed=3, rows=EQ_ROWS, target=EQ_TARGET):
     return {"eq": eq, "size": size, "target": target, "rules": 0, "outcomes": _eq_rows(rows)}
 
 
-def _plain_break_even(result, a, b, t):
+def _plain_break_even(result, a, b, t, rows=EQ_ROWS):
     eq, target = result["eq"], result["target"]
     top = eq.shape[0] - 1
     parts = {"made": lambda r: r[3] == 0 and r[4] % 2 == 1,
@@ -461,7 +461,7 @@ def _plain_break_even(result, a, b, t):
              "pass": lambda r: r[3] != 0}
     e = {}
     for name, keep in parts.items():
-        mine = [r for r in EQ_ROWS if keep(r) and r[0] == t]
+        mine = [r for r in rows if keep(r) and r[0] == t]
         if not mine:
             return math.nan
         total = 0.0
@@ -600,13 +600,15 @@ def test_derived_rules_against_plain_weighted_means(step):
     from bazarsim.matches.equity import derived_rules
     from bazarsim.matches.policy import Policy
 
-    result = _hand_result(seed=11)
+    # and two deals at scores in the last bins (one past the target: clipped to the last)
+    rows = EQ_ROWS + [(0, 18, 19, -1, 0, 0, 0, -1), (1, 25, 3, 1, 1, 2, 3, -1)]
+    result = _hand_result(seed=11, rows=rows)
     target = EQ_TARGET
     small, big, near = 2, 7, 6  # a tenth and a third of 20, rounded; a third, floored
     grid = list(range(0, target, step))
     k = len(grid)
     visits = {}
-    for r in EQ_ROWS:
+    for r in rows:
         key = (r[0], min(r[1] // step, k - 1), min(r[2] // step, k - 1))
         visits[key] = visits.get(key, 0) + 1
 
@@ -624,7 +626,7 @@ def test_derived_rules_against_plain_weighted_means(step):
     def mean(which):
         num = den = 0.0
         for (t, i, j), n in visits.items():
-            p = _plain_break_even(result, grid[i], grid[j], t)
+            p = _plain_break_even(result, grid[i], grid[j], t, rows)
             if band(grid[i], grid[j]) == which and not math.isnan(p):
                 num += n * p
                 den += n
