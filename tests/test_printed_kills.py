@@ -206,7 +206,11 @@ def test_bias_levels_in_a_game_without_levels(belote):
     # other, not with some level of them
     # other, not with some level of them; VK's cards hold 258 points
     deal = pd.read_parquet(path).iloc[0]
-    rows = bias_table(path)["rows"]
+    res = bias_table(path)
+    assert {k: res[k] for k in ("dataset", "ruleset", "deals", "dd", "sd")} == {
+        "dataset": str(path), "ruleset": "belote-fr", "deals": 1, "dd": "double dummy",
+        "sd": "single dummy, PIMC 2 worlds"}
+    rows = res["rows"]
     assert [r["bid"] for r in rows] == ["H", "VK"]
     for row, total in zip(rows, (162, 258), strict=True):
         k = row["bid"]
