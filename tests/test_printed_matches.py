@@ -601,7 +601,8 @@ def test_derived_rules_against_plain_weighted_means(step):
     from bazarsim.matches.policy import Policy
 
     # and two deals at scores in the last bins (one past the target: clipped to the last)
-    rows = EQ_ROWS + [(0, 18, 19, -1, 0, 0, 0, -1), (1, 25, 3, 1, 1, 2, 3, -1)]
+    rows = EQ_ROWS + [(0, 18, 19, -1, 0, 0, 0, -1), (1, 25, 3, 1, 1, 2, 3, -1),
+                      (0, 2, 27, -1, 0, 0, 0, -1)]
     result = _hand_result(seed=11, rows=rows)
     target = EQ_TARGET
     small, big, near = 2, 7, 6  # a tenth and a third of 20, rounded; a third, floored

@@ -426,14 +426,18 @@ def test_recomputed_rows_that_differ_are_counted_in_one_fault(tmp_path):
     assert b - a >= 2
     k = table.schema.get_field_index("W_H_points")
     sound = table.column(k).to_pylist()
-    bad = table.set_column(k, "W_H_points", pa.array([99] * (b - a), table.schema.field(k).type))
+    wrong = sorted({i - a, (i - a + 1) % (b - a)})  # two rows written wrong, one sampled
+    values = [99 if j in wrong else v for j, v in enumerate(sound)]
+    assert all(sound[j] != 99 for j in wrong)
+    bad = table.set_column(k, "W_H_points", pa.array(values, table.schema.field(k).type))
     own = without_digest(table.schema.metadata)
     rewrite(victim, with_content_digest(bad.replace_schema_metadata(own)),
             with_content_digest(bad.replace_schema_metadata(own)).schema.metadata)
     assert verify_dataset(out).ok
     found = verify_dataset(out, sample=6)
-    assert found.faults == [f"{victim.name}: deal index {a}, column W_H_points: stored 99 but "
-                            f"recomputed {sound[0]} ({b - a} of {b - a} rows recomputed differ)"]
+    assert found.faults == [f"{victim.name}: deal index {a + wrong[0]}, column W_H_points: "
+                            f"stored 99 but recomputed {sound[wrong[0]]} (2 of {b - a} rows "
+                            "recomputed differ)"]
     one = verify_dataset(out, sample=1)  # one row differs: no count
     assert one.faults == [f"{victim.name}: deal index {i}, column W_H_points: stored 99 "
                           f"but recomputed {sound[i - a]}"]
