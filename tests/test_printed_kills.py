@@ -322,7 +322,8 @@ def test_analyze_figures_by_hand():
 
 
 @pytest.mark.parametrize("case", ["every bid loses", "no rival", "one deal", "all equal",
-                                  "a clear lead", "two deals", "a lead of exactly z SEs"])
+                                  "a clear lead", "two deals", "a lead of exactly z SEs",
+                                  "the best breaks even"])
 def test_analyze_figures_at_the_edges(case):
     """Every bid scoring below 0 (the best call is pass); no bid ever above the best (the
     second best is the next one); one deal (no SE, nothing significant); every bid equal
@@ -330,7 +331,8 @@ def test_analyze_figures_at_the_edges(case):
     deals, a lead of 1 with no spread over the first bid (significant); a lead of
     exactly z standard errors (2 = 2 x 1 at the confidence whose quantile is 2.0: not
     significant, the lead must exceed it). The ranking breaks equal means by P(make),
-    then by the bids' order."""
+    then by the bids' order. A best bid whose expected score is exactly 0 does not pay:
+    pass is the best call."""
     cases = {
         "every bid loses": ([[-10, -12, -6], [-16, -2, -30]], [[0, 1, 0], [0, 1, 0]],
                             {"order": [0, 1], "second": 1, "ties": (), "significant": False,
@@ -355,6 +357,9 @@ def test_analyze_figures_at_the_edges(case):
         "a lead of exactly z SEs": ([[0, 0], [1, 3]], [[0, 0], [1, 1]],
                                     {"order": [1, 0], "second": 0, "ties": (),
                                      "significant": False, "best_call": "9H"}),
+        "the best breaks even": ([[2, -2], [-4, -4]], [[1, 0], [0, 0]],
+                                 {"order": [0, 1], "second": 1, "ties": (),
+                                  "significant": True, "best_call": "pass"}),
     }
     scores, made, want = cases[case]
     n = len(scores[0])
