@@ -245,6 +245,14 @@ def test_freq_every_column(data, by_dealer, confidence):
     for key, (count, n) in ref.items():
         r = got[key]
         assert (r["count"], r["n"]) == (count, n), key
+        feature = key[2]
+        note = ("NS+EW pooled" if key[1] == "side"
+                else f"contract {feature.rpartition('_')[2]}"
+                if feature.startswith("declarations_score")
+                else "four sevens: redeal" if feature == "redeal"
+                else "four eights: cancelled" if feature == "cancelled"
+                else "trump H" if "trump" in feature else "")
+        assert r["note"] == note, key
         same(r["rate"], count / n, key)
         lo, hi = wilson(count, n, confidence)
         same(r["lo"], lo, key)
