@@ -214,6 +214,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--survivors", action="store_true",
                     help="run again only the last run's survivors (after new tests), then "
                     "write the report")
+    ap.add_argument("--resume", action="store_true",
+                    help="with --survivors: also the mutants a stopped run did not reach")
     args = ap.parse_args(argv)
     globs = args.only or mutant_globs()
     last = ROOT / "reports" / "mutants.json"
@@ -222,8 +224,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.survivors or args.report_only:
         seconds = before.get("seconds", 0.0)
         if args.survivors:
-            names = [n for n, st in results().items() if selected(n, globs)
-                     and st in ("survived", "no tests", "suspicious", "not checked")]
+            again = ("survived", "no tests", "suspicious") + (
+                ("not checked",) if args.resume else ())
+            names = [n for n, st in results().items() if selected(n, globs) and st in again]
             retest = run(names, args.children) if names else 0.0
     else:
         seconds = run(globs, args.children)

@@ -258,7 +258,8 @@ def calibration(values: np.ndarray, counts: np.ndarray, pred: np.ndarray,
     n = counts.sum(2).ravel()
     x = np.repeat(values, 2)
     ok = ~np.isnan(p) & (n > 0)
-    b = np.minimum((np.clip(p, 0, 1) * bins).astype(np.int64), bins - 1)
+    # a value with no rows in a half has no prediction (NaN): binned as 0, never counted
+    b = np.minimum((np.clip(np.nan_to_num(p), 0, 1) * bins).astype(np.int64), bins - 1)
     rows = []
     for k in range(bins):
         sel = ok & (b == k)
