@@ -184,9 +184,11 @@ def markdown(r: dict) -> str:
         f"not killed {r['not_killed']:,}",
         f"* kill rate of the non-equivalent mutants: **{100 * r['kill_rate']:.1f} %** "
         f"(goal {100 * r['goal']:.0f} %)",
-        f"* time: {r['seconds'] / 60:.0f} min on {os.cpu_count()} cores for the whole run"
-        + (f", then {r['retest_seconds'] / 60:.0f} min re-running the survivors against the "
-           "tests added since" if r.get("retest_seconds") else ""), "",
+        (f"* time: {r['seconds'] / 60:.0f} min on {os.cpu_count()} cores for the whole run"
+         + (f", then {r['retest_seconds'] / 60:.0f} min re-running the survivors against the "
+            "tests added since" if r.get("retest_seconds") else "")
+         if r["seconds"] else "* time: not measured in one run (a stopped run: see "
+         "reports/mutants-notes.md)"), "",
         "## Per function", "",
         "| function | mutants | killed | timed out | survived | not run yet |",
         "|---|---:|---:|---:|---:|---:|"]
