@@ -41,7 +41,7 @@ bench: $(STAMP)
 	$(BIN)/python -m benchmarks.run
 
 ## mutants: mutation testing of the functions that compute printed numbers (mutmut; about
-## MUTANTS_MIN minutes on 2 cores, outside CI) into reports/mutants.md and .json; fails below
+## 45 minutes on 2 quiet cores by the first, partial runs' rate, outside CI) into reports/mutants.md and .json; fails below
 ## a 95 % kill rate of the non-equivalent mutants (benchmarks/mutants.py)
 mutants: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[mutation]'
