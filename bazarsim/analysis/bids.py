@@ -319,12 +319,18 @@ class _Cell:
 PLAYS = {"dd": ("--dd", "double dummy"), "sd": ("--sd", "single dummy")}
 
 
-def check_play(manifest: dict, play: str, out) -> str:
-    """``play`` (``dd`` or ``sd``) checked against what the dataset holds."""
+def play_key(play: str) -> str:
+    """``--play``'s value, ``dd`` or ``sd`` (one clear error otherwise)."""
     key = str(play).lower()
     if key not in PLAYS:
         raise BazarsimError(f"--play {play!r}: use dd (double dummy) or sd (single dummy)",
                             str(play))
+    return key
+
+
+def check_play(manifest: dict, play: str, out) -> str:
+    """``play`` (``dd`` or ``sd``) checked against what the dataset holds."""
+    key = play_key(play)
     if not manifest.get(key):
         flag = PLAYS[key][0]
         raise BazarsimError(f"{out} has no {key.upper()} columns: simulate it with {flag}",

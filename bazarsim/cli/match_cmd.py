@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from bazarsim.analysis.bids import PLAYS, check_play
+from bazarsim.analysis.bids import check_play, play_key
 from bazarsim.cli.common import (
     DEFAULT_RULESET,
     Format,
@@ -177,9 +177,7 @@ def setup_playoff(a: str, b: str, dataset: Path | None, model: Path | None, play
     where they were not given."""
     pa, pb = load_policy(a), load_policy(b)
     named = get_ruleset(ruleset)  # an unknown name is refused as such
-    if str(play) not in PLAYS:
-        raise BazarsimError(f"--play {play!r}: use dd (double dummy) or sd (single dummy)",
-                            str(play))
+    play = play_key(play)
     scoring = list(option or [])
     bad = [o for o in scoring if not o.strip().lower().startswith("scoring.")]
     if bad:
@@ -231,15 +229,15 @@ def run_stem(pa, pb, dataset: Path, model: Path | None, play: str, target: int, 
     return stem
 
 
-def kinds_note(spec: PlayoffSpec) -> str | None:
-    """The line that says so when the dataset solved only some of the ruleset's kinds: the
-    policies then bid only those (never silently)."""
+def dataset_kinds(spec: PlayoffSpec) -> tuple[list[str], str | None]:
+    """The kinds the deals were solved for, and the line that says so when they are only
+    some of the ruleset's: the policies then bid only those (never silently)."""
     rs = spec_ruleset(spec)
     have = list(read_manifest(spec.dataset)["kinds"])
     every = [KIND_NAMES[k] for k in rs.kinds]
     if set(have) >= set(every):
-        return None
-    return (f"contracts: {' '.join(have)} only: {spec.dataset} solved no other kind, so the "
+        return have, None
+    return have, (f"contracts: {' '.join(have)} only: {spec.dataset} solved no other kind, so the "
             f"policies bid only {'it' if len(have) == 1 else 'these'} ({rs.name} has "
             f"{' '.join(every)})")
 
@@ -300,11 +298,11 @@ def match_command(
     an, bn = spec.a.name, spec.b.name
     if an == bn:
         an, bn = f"{an} (A)", f"{bn} (B)"
-    note = kinds_note(spec)
+    kinds, note = dataset_kinds(spec)
     if fmt == Format.json:
         emit_json({"a": spec.a.name, "b": spec.b.name, "dataset": spec.dataset,
-                   "play": spec.play, "seed": spec.seed, "out": str(out),
-                   "kinds": list(read_manifest(spec.dataset)["kinds"]), **s})
+                   "play": spec.play, "seed": spec.seed, "out": str(out), "kinds": kinds,
+                   **s})
         return
     emit_records(playoff_records(s, an, bn), fmt,
                  title=f"{an} against {bn}: matches to {spec.target}, seed {spec.seed} "
@@ -363,6 +361,7 @@ def equity_command(
     wins, rows = _play(spec, out, DEFAULT_CHUNK, _engine(workers, scheduler),
                        quiet or fmt != Format.table)
     rs = spec_ruleset(spec)
+    kinds, note = dataset_kinds(spec)
     maps = equity_maps(rows, wins, rs, spec.target, (spec.a, spec.b), step,
                        threshold_step or 5 * step)
     result, check, grid, eq = maps["result"], maps["check"], maps["grid"], maps["equity"]
@@ -378,7 +377,7 @@ def equity_command(
     if fmt == Format.json:
         emit_json({"from": spec.a.name, "against": spec.b.name, "target": spec.target,
                    "out": str(out), "check": check,
-                   "kinds": list(read_manifest(spec.dataset)["kinds"]), "deals": result["deals"],
+                   "kinds": kinds, "deals": result["deals"],
                    "pad": result["pad"], "step": step, "grid": grid,
                    "equity": eq.round(4).tolist(),
                    "equity_by_dealer": {"a_deals_next": by_dealer[..., 1].round(4).tolist(),
@@ -390,7 +389,6 @@ def equity_command(
         return
     typer.echo(f"Match equity to {spec.target} ({rs.name}), from {check['matches']:,} "
                f"matches of {spec.a.name} against {spec.b.name}")
-    note = kinds_note(spec)
     if note:
         echo_wrapped(note)
     emit_records([{"P(A wins) from 0:0": "simulated (± paired SE, as match prints it)",
