@@ -66,43 +66,49 @@ def kind_group(kind: int) -> int:
     return 1 if kind == BK else 2 if kind == VK else 0
 
 
+@nb.njit(cache=True, inline="always")
+def hand_cell(h, trump_mask, group, position, strength):
+    """The class of one hand: ``h`` (uint32 mask of the cards seen), ``trump_mask`` (the
+    kind's trump suits' 32-bit mask), ``group``, ``position`` (1..4), ``strength`` (points
+    the player counts)."""
+    if group == 0:  # a suit: trumps, J and 9 of trump
+        t = h & trump_mask
+        a = 0
+        jn = 0
+        for s in range(4):
+            byte = (t >> (8 * s)) & 0xFF
+            while byte:
+                a += 1
+                byte &= byte - 1
+            jn |= ((t >> (8 * s + JACK_BIT)) & 1) | (((t >> (8 * s + NINE_BIT)) & 1) << 1)
+        b = jn
+    else:
+        a = 0
+        b = 0
+        for s in range(4):
+            byte = (h >> (8 * s)) & 0xFF
+            if group == 1:  # BK: aces and tens
+                a += (byte >> 7) & 1
+                b += (byte >> 3) & 1
+            else:  # VK: jacks and nines
+                a += (byte >> JACK_BIT) & 1
+                b += (byte >> NINE_BIT) & 1
+    if b > N_B - 1:
+        b = N_B - 1
+    q = strength // 10
+    if q > N_BUCKETS - 1:
+        q = N_BUCKETS - 1
+    if q < 0:
+        q = 0
+    return (((group * N_POS + position - 1) * N_A + a) * N_B + b) * N_BUCKETS + q
+
+
 @nb.njit(cache=True)
 def hand_cells(seen, trump_mask, group, position, strength, out):
-    """The class of every hand: ``seen`` (uint32 masks of the cards seen), ``trump_mask``
-    (the kind's trump suits' 32-bit mask), ``group``, ``position`` (1..4), ``strength``
-    (points the player counts); written to ``out`` (int64)."""
+    """The class of every hand (:func:`hand_cell`): ``seen``, ``position`` and
+    ``strength`` are columns; written to ``out`` (int64)."""
     for i in range(seen.shape[0]):
-        h = seen[i]
-        if group == 0:  # a suit: trumps, J and 9 of trump
-            t = h & trump_mask
-            a = 0
-            jn = 0
-            for s in range(4):
-                byte = (t >> (8 * s)) & 0xFF
-                while byte:
-                    a += 1
-                    byte &= byte - 1
-                jn |= ((t >> (8 * s + JACK_BIT)) & 1) | (((t >> (8 * s + NINE_BIT)) & 1) << 1)
-            b = jn
-        else:
-            a = 0
-            b = 0
-            for s in range(4):
-                byte = (h >> (8 * s)) & 0xFF
-                if group == 1:  # BK: aces and tens
-                    a += (byte >> 7) & 1
-                    b += (byte >> 3) & 1
-                else:  # VK: jacks and nines
-                    a += (byte >> JACK_BIT) & 1
-                    b += (byte >> NINE_BIT) & 1
-        if b > N_B - 1:
-            b = N_B - 1
-        q = strength[i] // 10
-        if q > N_BUCKETS - 1:
-            q = N_BUCKETS - 1
-        if q < 0:
-            q = 0
-        out[i] = (((group * N_POS + position[i] - 1) * N_A + a) * N_B + b) * N_BUCKETS + q
+        out[i] = hand_cell(seen[i], trump_mask, group, position[i], strength[i])
 
 
 def bid_levels(rs: Ruleset) -> tuple[int, ...]:
@@ -179,9 +185,15 @@ class HandModel:
             doc = json.loads(Path(path).read_text())
         except (OSError, ValueError) as exc:
             raise BazarsimError(f"cannot read model {path}: {exc}", str(path)) from None
-        if doc.get("version") != MODEL_VERSION:
+        return cls.from_doc(doc, ruleset, str(path))
+
+    @classmethod
+    def from_doc(cls, doc: dict, ruleset: Ruleset, path: str = "<model>") -> HandModel:
+        """A model from its saved document (:meth:`save`), checked against the ruleset."""
+        if not isinstance(doc, dict) or doc.get("version") != MODEL_VERSION:
+            version = doc.get("version") if isinstance(doc, dict) else None
             raise BazarsimError(f"{path} is not a bazarsim hand model (version "
-                                f"{doc.get('version')!r}); fit it again with bazarsim fit")
+                                f"{version!r}); fit it again with bazarsim fit")
         if doc["ruleset"] != ruleset.name or tuple(doc["levels"]) != bid_levels(ruleset):
             raise BazarsimError(f"model {path} was fitted for {doc['ruleset']}, not "
                                 f"{ruleset.name}: fit one on a {ruleset.name} dataset")

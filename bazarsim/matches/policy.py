@@ -60,6 +60,16 @@ KEYS: dict[str, dict[str, tuple[type, object, str]]] = {
         "make": (float, 0.8, "recontra a contra on my side's bid when my P(make) is at least "
                              "this (1.01, above any probability: never)"),
     },
+    "likelihood": {
+        "softness": (float, 0.05, "how a listener models this policy's calls (bazarsim infer, "
+                                  "players that listen): on each deal the thresholds all move "
+                                  "by one random amount, logistic with this scale, so a call "
+                                  "near its threshold is likely, a far one unlikely (0: the "
+                                  "thresholds exactly)"),
+        "floor": (float, 0.02, "and this share of its calls is taken as made at random among "
+                               "the legal ones, so that no call makes a hand impossible (0: "
+                               "none; below 1)"),
+    },
     "score": {
         "when": (str, "any", "a score rule applies when my side is `behind`, `ahead`, "
                              "`level` or `any`"),
@@ -73,7 +83,9 @@ KEYS: dict[str, dict[str, tuple[type, object, str]]] = {
 }
 WHEN = ("any", "behind", "ahead", "level")
 # the sections of thresholds: key ``k`` of ``[s]`` is the policy's field ``s_k``
-THRESHOLD_SECTIONS = tuple(s for s in KEYS if s not in ("", "score"))
+THRESHOLD_SECTIONS = tuple(s for s in KEYS if s not in ("", "score", "likelihood"))
+# the sections written as ``[s]`` tables (a policy's key ``k`` of ``[s]`` is field ``s_k``)
+TABLE_SECTIONS = (*THRESHOLD_SECTIONS, "likelihood")
 
 
 class PolicyError(BazarsimError):
@@ -125,6 +137,8 @@ class Policy:
     capot_make: float = KEYS["capot"]["make"][1]
     contra_fail: float = KEYS["contra"]["fail"][1]
     recontra_make: float = KEYS["recontra"]["make"][1]
+    likelihood_softness: float = KEYS["likelihood"]["softness"][1]
+    likelihood_floor: float = KEYS["likelihood"]["floor"][1]
     score: tuple[ScoreRule, ...] = field(default=())
 
     def shift(self, own: int, other: int, target: int) -> float:
@@ -149,7 +163,7 @@ class Policy:
     def as_dict(self) -> dict:
         """The policy laid out as its file is (:data:`KEYS`' sections)."""
         d: dict = {k: getattr(self, k) for k in KEYS[""]}
-        for section in THRESHOLD_SECTIONS:
+        for section in TABLE_SECTIONS:
             d[section] = {k: getattr(self, f"{section}_{k}") for k in KEYS[section]}
         d["score"] = [r.__dict__ for r in self.score]
         return d
@@ -191,7 +205,9 @@ def _value(path, text, section, key, value, index=0):
         value = float(value)
     if typ is int and isinstance(value, bool) or not isinstance(value, typ):
         raise PolicyError(f"{where} = {shown!r}: expected {typ.__name__} ({help_})", key)
-    if typ is float and section != "score" and not 0.0 <= value <= 1.01:
+    if section == "likelihood" and not 0.0 <= value < 1.0:
+        raise PolicyError(f"{where} = {shown!r}: from 0 to below 1 ({help_})", key)
+    if typ is float and section not in ("score", "likelihood") and not 0.0 <= value <= 1.01:
         raise PolicyError(f"{where} = {shown!r}: a threshold on a probability, 0 .. 1 "
                           "(or 1.01, above any probability, for never)", key)
     if section == "score" and key == "shift" and not -1.0 <= value <= 1.0:
@@ -257,7 +273,7 @@ def policy_toml(policy: Policy) -> str:
 
     d = policy.as_dict()
     lines = [f"name = {value(d['name'])}", f"description = {value(d['description'])}"]
-    for section in THRESHOLD_SECTIONS:
+    for section in TABLE_SECTIONS:
         lines += ["", f"[{section}]"] + [f"{k} = {value(v)}" for k, v in d[section].items()]
     for rule in d["score"]:
         lines += ["", "[[score]]"] + [f"{k} = {value(v)}" for k, v in rule.items()]

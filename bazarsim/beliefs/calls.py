@@ -1,0 +1,450 @@
+"""Calls have likelihoods: P(call | hand, auction so far, match score) under a policy.
+
+A TOML policy (:mod:`bazarsim.matches.policy`) is a threshold rule: it compares the hand
+model's estimates with its thresholds. Its **soft form** is the model of a player a
+listener assumes: on each deal the player's thresholds all move together by one random
+amount ``e``, logistic with scale ``softness`` (the policy's ``[likelihood]`` key), and it
+then calls exactly as the policy does with the moved thresholds. The policy's call, as a
+function of ``e``, changes only where ``e`` crosses one of its comparisons (an estimate
+minus its threshold), so P(call) is the logistic mass of the intervals of ``e`` where the
+policy makes that call: exact, and a smooth function of every estimate. Then a share
+``floor`` of the calls is taken as made at random among the legal ones::
+
+    P(call) = (1 - floor) * P_soft(call) + floor / (number of legal calls)
+
+so no legal call ever makes a hand impossible. With ``softness`` and ``floor`` 0 the soft
+form is the policy itself (probability 1 for its call, 0 for every other).
+
+What a call depends on besides the hand is fixed by the auction before it: who holds the
+last bid, the contra, which bids are legal, partner's kinds, the match score. Those are
+**call contexts** (:class:`CallContexts`, one row per call, built in Python from the
+referee :class:`~bazarsim.rules.auction.Auction`), so the kernels see only arrays and the
+hands: :func:`call_likelihoods` evaluates many hands at once in Numba.
+
+Only rulesets whose players bid on their whole hand are covered (bazar, bazar-blot): in
+belote-fr and bela-hr a call is made on the 5 or 6 cards seen at bid time, and the
+likelihood would have to average over the unseen ones; they are refused
+(:func:`check_listenable`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numba as nb
+import numpy as np
+
+from bazarsim.core.cards import SEATS
+from bazarsim.core.contracts import N_KINDS
+from bazarsim.core.errors import BazarsimError
+from bazarsim.deals.bidtime import bid_time
+from bazarsim.evaluate.hands import hand_values
+from bazarsim.matches.model import HandModel, bid_levels, hand_cell, kind_group
+from bazarsim.matches.policy import Policy
+from bazarsim.rules.auction import BID, CONTRA, PASS, RECONTRA, Auction, Call
+from bazarsim.rules.compiled import compiled_rules
+from bazarsim.rules.rulesets import Ruleset
+
+# call codes: pass, contra, recontra, then bids by (kind, capot, level)
+C_PASS, C_CONTRA, C_RECONTRA = 0, 1, 2
+# threshold columns of a context row
+T_OPEN, T_OVERCALL, T_SUPPORT, T_CAPOT, T_CONTRA, T_RECONTRA = range(6)
+N_THRESHOLDS = 6
+NEEDS = (T_OPEN, T_SUPPORT, T_OVERCALL)  # a kind's need class -> threshold column
+TAIL = 12.0  # logistic tail cut, in units of the softness: mass beyond < 1e-5
+
+
+def call_code(call: Call) -> int:
+    """A call as the kernels' integer (bids: ``3 + (kind * 2 + capot) * 64 + level``)."""
+    if call.type == PASS:
+        return C_PASS
+    if call.type == CONTRA:
+        return C_CONTRA
+    if call.type == RECONTRA:
+        return C_RECONTRA
+    return 3 + (call.kind * 2 + int(call.capot)) * 64 + call.level
+
+
+@nb.njit(cache=True, inline="always")
+def bid_code(kind, capot, level):
+    return 3 + (kind * 2 + capot) * 64 + level
+
+
+def check_listenable(rs: Ruleset) -> None:
+    """Refuse rulesets whose calls are made on bid-time cards (see the module docstring)."""
+    if bid_time(rs) is not None:
+        raise BazarsimError(
+            f"ruleset {rs.name}: its players call on the cards seen at bid time, and the "
+            "auction's likelihood is computed for whole-hand bidding only (bazar, "
+            "bazar-blot); see docs/auction-inference.md", rs.name)
+
+
+@dataclass
+class CallContexts:
+    """Everything a call depends on but the caller's hand, one row per call (arrays)."""
+
+    seat: np.ndarray  # int64 [n]
+    code: np.ndarray  # int64 [n]: the call made (call_code)
+    position: np.ndarray  # int64 [n]: 1 speaks first .. 4 the dealer
+    ours: np.ndarray  # int64 [n]: the last bid is the caller's side's
+    contra: np.ndarray  # int64 [n]: 0, 1 contra'd, 2 recontra'd
+    last_kind: np.ndarray  # int64 [n]: -1 before any bid
+    last_j: np.ndarray  # int64 [n]: the last bid's column in the model's tables
+    ok: np.ndarray  # int64 [n, 3]: pass, contra, recontra legal
+    need: np.ndarray  # int64 [n, N_KINDS]: threshold column for a bid of each kind (-1: none)
+    low: np.ndarray  # int64 [n, N_KINDS]: lowest legal plain level (-1: none)
+    cap_low: np.ndarray  # int64 [n, N_KINDS]: lowest legal capot level (-1: none)
+    jump: np.ndarray  # int64 [n]: an opening that jumps
+    thresholds: np.ndarray  # float64 [n, N_THRESHOLDS]
+    shift: np.ndarray  # float64 [n]: the score rule's shift
+    softness: np.ndarray  # float64 [n]
+    floor: np.ndarray  # float64 [n]
+    n_legal: np.ndarray  # int64 [n]: legal calls (the floor's share spreads over them)
+    calls: list  # (seat, Call) of each row, for messages and tables
+
+    @property
+    def n(self) -> int:
+        return len(self.seat)
+
+    def rows_of(self, seat: int) -> np.ndarray:
+        return np.flatnonzero(self.seat == seat)
+
+
+def _lowest(auction: Auction, kind: int, capot: bool) -> int:
+    for level in bid_levels(auction.ruleset):
+        if auction.why_illegal(Call(BID, level, kind, capot)) is None:
+            return level
+    return -1
+
+
+def _n_legal(auction: Auction) -> int:
+    """Legal calls, bids counted over the model's levels (the calls a policy can make)."""
+    rs = auction.ruleset
+    n = sum(auction.why_illegal(Call(t)) is None for t in (PASS, CONTRA, RECONTRA))
+    for kind in rs.kinds:
+        for capot in (False, True) if rs.auction.capot_bids else (False,):
+            n += sum(auction.why_illegal(Call(BID, lv, kind, capot)) is None
+                     for lv in bid_levels(rs))
+    return max(n, 1)
+
+
+def call_contexts(auction_calls: list[tuple[int, Call]], dealer: int, rs: Ruleset,
+                  policies: dict[int, Policy], seats: tuple[int, ...],
+                  score: tuple[int, int] = (0, 0), target: int = 301) -> CallContexts:
+    """The contexts of the calls of ``seats`` in an auction (``(seat, call)`` from the
+    dealer's left), each seat modelled by ``policies[seat]``. ``score``: N-S's and E-W's
+    match scores, for the policies' score rules."""
+    check_listenable(rs)
+    levels = bid_levels(rs)
+    auction = Auction(dealer=dealer, ruleset=rs)
+    rows: list[dict] = []
+    for seat, call in auction_calls:
+        if seat in seats:
+            p = policies[seat]
+            side = seat & 1
+            last = auction.last_bid
+            ours = last is not None and (last[0] & 1) == side
+            partner = {c.kind for s, c in auction.history if s == (seat + 2) % 4
+                       and c.type == BID}
+            need = np.full(N_KINDS, -1, np.int64)
+            low = np.full(N_KINDS, -1, np.int64)
+            cap = np.full(N_KINDS, -1, np.int64)
+            for k in rs.kinds:
+                need[k] = 0 if last is None else 1 if k in partner else 2
+                low[k] = _lowest(auction, k, False)
+                if rs.auction.capot_bids:
+                    cap[k] = _lowest(auction, k, True)
+            j = 0
+            if last is not None:
+                b = last[1]
+                j = len(levels) if b.capot else min(max(b.level - levels[0], 0),
+                                                     len(levels) - 1)
+            own, other = (score[side], score[1 - side])
+            rows.append(dict(
+                seat=seat, code=call_code(call), position=(seat - dealer - 1) % 4 + 1,
+                ours=int(ours), contra=auction.contra,
+                last_kind=last[1].kind if last is not None else -1, last_j=j,
+                ok=[auction.why_illegal(Call(t)) is None for t in (PASS, CONTRA, RECONTRA)],
+                need=need, low=low, cap_low=cap, jump=int(p.open_jump and last is None),
+                thresholds=[p.open_make, p.overcall_make, p.support_make, p.capot_make,
+                            p.contra_fail, p.recontra_make],
+                shift=p.shift(own, other, target), softness=p.likelihood_softness,
+                floor=p.likelihood_floor, n_legal=_n_legal(auction), call=(seat, call)))
+        auction.call(call)
+
+    def col(name, dtype, shape=()):
+        if not rows:
+            return np.zeros((0, *shape), dtype)
+        return np.array([r[name] for r in rows], dtype)
+
+    return CallContexts(
+        col("seat", np.int64), col("code", np.int64), col("position", np.int64),
+        col("ours", np.int64), col("contra", np.int64), col("last_kind", np.int64),
+        col("last_j", np.int64), col("ok", np.int64, (3,)), col("need", np.int64, (N_KINDS,)),
+        col("low", np.int64, (N_KINDS,)), col("cap_low", np.int64, (N_KINDS,)),
+        col("jump", np.int64), col("thresholds", np.float64, (N_THRESHOLDS,)),
+        col("shift", np.float64), col("softness", np.float64), col("floor", np.float64),
+        col("n_legal", np.int64), [r["call"] for r in rows])
+
+
+# --------------------------------------------------------------------------- kernels
+
+
+@nb.njit(cache=True)
+def seat_cells(h, position, T, trump_masks, kinds, cells):
+    """The hand model's class of hand ``h`` under every kind (``cells[kind]``; the whole
+    hand is what the player saw: bazar, bazar-blot)."""
+    for kind in kinds:
+        v = hand_values(np.uint32(h), kind, T)
+        strength = v.points + v.decl + 20 * v.belas
+        group = 1 if kind == 4 else 2 if kind == 5 else 0
+        cells[kind] = hand_cell(np.uint32(h), trump_masks[kind], group, position, strength)
+
+
+@nb.njit(cache=True, inline="always")
+def _col(level, capot, lvl0, n_levels):
+    if capot:
+        return n_levels
+    j = level - lvl0
+    if j < 0:
+        j = 0
+    if j > n_levels - 1:
+        j = n_levels - 1
+    return j
+
+
+@nb.njit(cache=True)
+def policy_code(make, opp, i, ctx_ints, ctx_low, ctx_cap, ctx_need, thr, shift, kinds,
+                lvl0, n_levels):
+    """The call (code) the threshold policy makes, with every threshold moved by
+    ``shift``: :class:`~bazarsim.matches.bidding.PolicyBidder` in Numba. ``make[kind, j]``
+    and ``opp[kind, j]``: the caller's bidder and defender estimates; row ``i`` of the
+    contexts (``ctx_ints[i]``: ours, contra, last_kind, last_j, pass_ok, contra_ok,
+    recontra_ok, jump)."""
+    ours = ctx_ints[i, 0]
+    contra = ctx_ints[i, 1]
+    last_kind = ctx_ints[i, 2]
+    if last_kind >= 0:
+        j = ctx_ints[i, 3]
+        if ours == 1 and contra == 1:
+            if make[last_kind, j] >= thr[i, T_RECONTRA] + shift and ctx_ints[i, 6] == 1:
+                return C_RECONTRA
+        elif (ours == 0 and contra == 0 and 1.0 - opp[last_kind, j] >= thr[i, T_CONTRA] + shift
+              and ctx_ints[i, 5] == 1):
+            return C_CONTRA
+    if ours == 1 or contra > 0:
+        return C_PASS
+    best_rank = -1.0
+    best = -1
+    top_level = lvl0 + n_levels - 1
+    for kind in kinds:
+        nc = ctx_need[i, kind]
+        if nc < 0:
+            continue
+        need = thr[i, T_OPEN if nc == 0 else T_SUPPORT if nc == 1 else T_OVERCALL] + shift
+        low = ctx_low[i, kind]
+        cap = ctx_cap[i, kind]
+        rank = -1.0
+        code = -1
+        if (cap >= 0 and make[kind, n_levels] >= thr[i, T_CAPOT] + shift
+                and make[kind, _col(cap, False, lvl0, n_levels)] >= need):
+            rank = 10_000.0
+            code = bid_code(kind, 1, cap)
+        elif low >= 0:
+            j = _col(low, False, lvl0, n_levels)
+            if make[kind, j] >= need:
+                top = low
+                if low > 0:
+                    while top + 1 <= top_level and make[kind, _col(top + 1, False, lvl0,
+                                                                   n_levels)] >= need:
+                        top += 1
+                level = top if ctx_ints[i, 7] == 1 else low
+                rank = top + make[kind, j] / 2
+                code = bid_code(kind, 0, level)
+        if code >= 0 and rank > best_rank:
+            best_rank = rank
+            best = code
+    if best >= 0:
+        return best
+    if ctx_ints[i, 4] == 0:  # the dealer must name a game: the likeliest lowest bid
+        best_p = -1.0
+        for kind in kinds:
+            low = ctx_low[i, kind]
+            if low >= 0:
+                p = make[kind, _col(low, False, lvl0, n_levels)]
+                if p > best_p:
+                    best_p = p
+                    best = bid_code(kind, 0, low)
+        return best
+    return C_PASS
+
+
+@nb.njit(cache=True)
+def _breakpoints(make, opp, i, ctx_ints, ctx_low, ctx_cap, ctx_need, thr, shift, kinds,
+                 n_levels, out):
+    """Every ``estimate - (threshold + shift)`` a policy call can compare: the moves of
+    the thresholds at which its call may change. Returns how many were written."""
+    m = 0
+    last_kind = ctx_ints[i, 2]
+    if last_kind >= 0:
+        j = ctx_ints[i, 3]
+        out[m] = make[last_kind, j] - thr[i, T_RECONTRA] - shift
+        out[m + 1] = 1.0 - opp[last_kind, j] - thr[i, T_CONTRA] - shift
+        m += 2
+    if ctx_ints[i, 0] == 1 or ctx_ints[i, 1] > 0:
+        return m
+    for kind in kinds:
+        nc = ctx_need[i, kind]
+        if nc < 0:
+            continue
+        need = thr[i, T_OPEN if nc == 0 else T_SUPPORT if nc == 1 else T_OVERCALL] + shift
+        if ctx_cap[i, kind] >= 0:
+            out[m] = make[kind, n_levels] - thr[i, T_CAPOT] - shift
+            m += 1
+        for j in range(n_levels):
+            out[m] = make[kind, j] - need
+            m += 1
+    return m
+
+
+@nb.njit(cache=True)
+def _logistic(x, scale):
+    return 1.0 / (1.0 + np.exp(-x / scale))
+
+
+@nb.njit(cache=True)
+def soft_probability(make, opp, i, ctx_ints, ctx_low, ctx_cap, ctx_need, thr, shift, softness,
+                     kinds, lvl0, n_levels, scratch):
+    """P_soft(the call of context row ``i``): the logistic mass of the threshold moves
+    under which the policy makes it (see the module docstring)."""
+    observed = ctx_ints[i, 8]
+    if softness <= 0.0:
+        c = policy_code(make, opp, i, ctx_ints, ctx_low, ctx_cap, ctx_need, thr, shift, kinds,
+                        lvl0, n_levels)
+        return 1.0 if c == observed else 0.0
+    m = _breakpoints(make, opp, i, ctx_ints, ctx_low, ctx_cap, ctx_need, thr, shift, kinds,
+                     n_levels, scratch)
+    tail = TAIL * softness
+    k = 0
+    for t in range(m):  # only moves with logistic mass around them matter
+        if -tail < scratch[t] < tail:
+            scratch[k] = scratch[t]
+            k += 1
+    pts = np.sort(scratch[:k])
+    total = 0.0
+    lo = -tail
+    f_lo = _logistic(lo, softness)
+    for t in range(k + 1):
+        hi = pts[t] if t < k else tail
+        if hi > lo:
+            # the policy's call for a move inside (lo, hi): a comparison
+            # ``estimate >= threshold + move`` holds for moves up to its breakpoint
+            c = policy_code(make, opp, i, ctx_ints, ctx_low, ctx_cap, ctx_need, thr,
+                            shift + 0.5 * (lo + hi), kinds, lvl0, n_levels)
+            f_hi = _logistic(hi, softness)
+            if c == observed:
+                total += f_hi - f_lo
+            f_lo = f_hi
+            lo = hi
+    # the tails beyond +-TAIL softness take the call at their edge
+    if policy_code(make, opp, i, ctx_ints, ctx_low, ctx_cap, ctx_need, thr, shift - tail,
+                   kinds, lvl0, n_levels) == observed:
+        total += _logistic(-tail, softness)
+    if policy_code(make, opp, i, ctx_ints, ctx_low, ctx_cap, ctx_need, thr, shift + tail,
+                   kinds, lvl0, n_levels) == observed:
+        total += 1.0 - _logistic(tail, softness)
+    return total
+
+
+@nb.njit(cache=True)
+def hand_likelihood(h, rows, ctx_ints, ctx_low, ctx_cap, ctx_need, thr, ctx_f, rates, T,
+                    trump_masks, kinds, lvl0, n_levels, cells, make, opp, scratch):
+    """The product of P(call) over context rows ``rows`` (one seat's calls) for its whole
+    hand ``h``. ``ctx_f[i]``: shift, softness, floor, n_legal."""
+    if rows.shape[0] == 0:
+        return 1.0
+    seat_cells(h, ctx_ints[rows[0], 9], T, trump_masks, kinds, cells)
+    for kind in kinds:
+        for j in range(n_levels + 1):
+            make[kind, j] = rates[0, cells[kind], j]
+            opp[kind, j] = rates[1, cells[kind], j]
+    out = 1.0
+    for r in range(rows.shape[0]):
+        i = rows[r]
+        p = soft_probability(make, opp, i, ctx_ints, ctx_low, ctx_cap, ctx_need, thr,
+                             ctx_f[i, 0], ctx_f[i, 1], kinds, lvl0, n_levels, scratch)
+        out *= (1.0 - ctx_f[i, 2]) * p + ctx_f[i, 2] / ctx_f[i, 3]
+    return out
+
+
+@nb.njit(cache=True)
+def hands_likelihood(hands, rows, ctx_ints, ctx_low, ctx_cap, ctx_need, thr, ctx_f, rates, T,
+                     trump_masks, kinds, lvl0, n_levels, out):
+    """:func:`hand_likelihood` of every hand of ``hands`` (one seat's calls)."""
+    cells = np.zeros(N_KINDS, np.int64)
+    make = np.zeros((N_KINDS, n_levels + 1))
+    opp = np.zeros((N_KINDS, n_levels + 1))
+    scratch = np.zeros(8 + N_KINDS * (n_levels + 1) + 4)
+    for w in range(hands.shape[0]):
+        out[w] = hand_likelihood(hands[w], rows, ctx_ints, ctx_low, ctx_cap, ctx_need, thr,
+                                 ctx_f, rates, T, trump_masks, kinds, lvl0, n_levels, cells,
+                                 make, opp, scratch)
+
+
+# --------------------------------------------------------------------------- Python side
+
+
+@dataclass
+class CallModel:
+    """The listener's model of the other players: the auction's call contexts, the hand
+    model and the compiled rules, as the kernels take them."""
+
+    ruleset: Ruleset
+    contexts: CallContexts
+    model: HandModel
+    policies: dict[int, Policy]
+
+    def __post_init__(self):
+        c = self.contexts
+        rs = self.ruleset
+        levels = bid_levels(rs)
+        self.lvl0, self.n_levels = levels[0], len(levels)
+        self.ints = np.zeros((c.n, 10), np.int64)
+        if c.n:
+            self.ints[:, 0] = c.ours
+            self.ints[:, 1] = c.contra
+            self.ints[:, 2] = c.last_kind
+            self.ints[:, 3] = c.last_j
+            self.ints[:, 4:7] = c.ok
+            self.ints[:, 7] = c.jump
+            self.ints[:, 8] = c.code
+            self.ints[:, 9] = c.position
+        self.floats = np.zeros((c.n, 4))
+        if c.n:
+            self.floats[:, 0] = c.shift
+            self.floats[:, 1] = c.softness
+            self.floats[:, 2] = c.floor
+            self.floats[:, 3] = c.n_legal
+        self.T = compiled_rules(rs)
+        self.kinds = np.array(rs.kinds, np.int64)
+        self.trump_masks = np.array(
+            [sum(0xFF << (8 * s) for s in range(4) if self.T.is_trump[k, s])
+             for k in range(N_KINDS)], np.uint32)
+        assert all(kind_group(k) == (1 if k == 4 else 2 if k == 5 else 0) for k in rs.kinds)
+
+    def rows(self, seat: int) -> np.ndarray:
+        return self.contexts.rows_of(seat).astype(np.int64)
+
+    def likelihood(self, seat: int, hands) -> np.ndarray:
+        """Product of P(call) over ``seat``'s calls, for each of ``hands`` (its whole hands
+        at bid time, uint32 masks)."""
+        hands = np.ascontiguousarray(hands, np.int64).reshape(-1)
+        out = np.empty(len(hands))
+        c = self.contexts
+        hands_likelihood(hands, self.rows(seat), self.ints, c.low, c.cap_low, c.need,
+                         c.thresholds, self.floats, self.model.rates, self.T,
+                         self.trump_masks, self.kinds, self.lvl0, self.n_levels, out)
+        return out
+
+    def describe(self) -> list[str]:
+        return [f"{SEATS[s]} {call}" for s, call in self.contexts.calls]
