@@ -446,5 +446,15 @@ class CallModel:
                          self.trump_masks, self.kinds, self.lvl0, self.n_levels, out)
         return out
 
+    def likelihood_rows(self, hand: int, rows) -> float:
+        """Product of P(call) over the context rows ``rows`` for one whole hand."""
+        out = np.empty(1)
+        c = self.contexts
+        hands_likelihood(np.array([hand], np.int64), np.asarray(rows, np.int64), self.ints,
+                         c.low, c.cap_low, c.need, c.thresholds, self.floats,
+                         self.model.rates, self.T, self.trump_masks, self.kinds, self.lvl0,
+                         self.n_levels, out)
+        return float(out[0])
+
     def describe(self) -> list[str]:
         return [f"{SEATS[s]} {call}" for s, call in self.contexts.calls]

@@ -227,3 +227,9 @@ def summary_rows(res: Inference) -> list[dict]:
             row["bela"] = f"{100 * b.bela:.0f}%"
         rows.append(row)
     return rows
+
+
+def card_records(res: Inference) -> list[dict]:
+    """One row per other seat and card: P(it holds the card now)."""
+    return [{"seat": SEATS[b.seat], "card": format_card(c), "p_holds": round(float(b.card[c]), 4)}
+            for b in res.seats for c in range(32)]

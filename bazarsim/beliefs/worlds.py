@@ -48,7 +48,7 @@ ENUMERATE = 2000  # at most this many consistent worlds: take them all, exactly 
 MAX_DRAWS_PER_ESS = 50  # the cap of draws, per world of ESS asked for
 MIN_CAP = 2000
 PILOT = 256  # draws of each pilot round
-PILOT_ROUNDS = 3
+PILOT_ROUNDS = 4
 FIT_SWEEPS = 6
 SHRINK = 20.0  # pseudo-draws pulling a pilot's card shares toward the proposal's
 DEFENSIVE = 0.1  # the uniform's share of the mixture: no weight above 1 / DEFENSIVE times
@@ -194,8 +194,8 @@ def _mixture_draw(beta, total, cards, m, allowed, seats, theta, need, z, classes
                   ctx_low, ctx_cap, ctx_need, thr, ctx_f, rates, T, trump_masks, kinds, lvl0,
                   n_levels, cells, make, opp, scratch):
     """Draw ``d`` of the defensive mixture (the uniform with probability ``beta``, else the
-    product proposal) into ``hands``; returns its importance weight, the likelihood over
-    the mixture's density (relative to the uniform's)."""
+    product proposal) into ``hands``; returns its likelihood and the mixture's density
+    relative to the uniform's (the importance weight is their ratio)."""
     for s in range(4):
         hands[s] = fixed[s]
     hands[me] = own
@@ -219,7 +219,7 @@ def _mixture_draw(beta, total, cards, m, allowed, seats, theta, need, z, classes
     lik = world_likelihood(hands, played_by, seats, rows, n_rows, ctx_ints, ctx_low, ctx_cap,
                            ctx_need, thr, ctx_f, rates, T, trump_masks, kinds, lvl0, n_levels,
                            cells, make, opp, scratch)
-    return lik / dens
+    return lik, dens
 
 
 @nb.njit(cache=True)
@@ -274,13 +274,17 @@ def weighted_worlds(me, own, fixed, forbid, counts, played, played_by, ess_targe
     pilot_w = np.zeros(PILOT)
     pilot_h = np.zeros((PILOT, 4), np.int64)
     beta = 1.0  # the first pilot round draws from the uniform alone
-    for _round in range(PILOT_ROUNDS):
+    for rnd in range(PILOT_ROUNDS):
+        # tempered: the early rounds fit the proposal to likelihood^tau, flatter than the
+        # posterior, so that their few draws still say which way each card leans
+        tau = (rnd + 1) / PILOT_ROUNDS
         for p in range(PILOT):
-            pilot_w[p] = _mixture_draw(beta, total, cards, m, allowed, seats, theta, need, z,
+            lik, dens = _mixture_draw(beta, total, cards, m, allowed, seats, theta, need, z,
                                        classes, sizes, table, fixed, me, own, key, d, hands,
                                        played_by, rows, n_rows, ctx_ints, ctx_low, ctx_cap,
                                        ctx_need, thr, ctx_f, rates, T, trump_masks, kinds,
                                        lvl0, n_levels, cells, make, opp, scratch)
+            pilot_w[p] = lik ** tau / dens
             pilot_h[p, :] = hands
             d += 1
         tot = 0.0
@@ -309,11 +313,12 @@ def weighted_worlds(me, own, fixed, forbid, counts, played, played_by, ess_targe
     cap = min(max_draws, out_w.shape[0])
     ess = 0.0
     while k_out < cap:
-        out_w[k_out] = _mixture_draw(beta, total, cards, m, allowed, seats, theta, need, z,
+        lik, dens = _mixture_draw(beta, total, cards, m, allowed, seats, theta, need, z,
                                      classes, sizes, table, fixed, me, own, key, d, hands,
                                      played_by, rows, n_rows, ctx_ints, ctx_low, ctx_cap,
                                      ctx_need, thr, ctx_f, rates, T, trump_masks, kinds, lvl0,
                                      n_levels, cells, make, opp, scratch)
+        out_w[k_out] = lik / dens
         out_hands[k_out, :] = hands
         d += 1
         k_out += 1

@@ -23,6 +23,7 @@ from bazarsim.cli import solve_cmd  # noqa: E402,F401  isort: skip
 from bazarsim.cli import play_cmd  # noqa: E402,F401  isort: skip
 from bazarsim.cli import match_cmd  # noqa: E402,F401  isort: skip
 from bazarsim.cli import auction_cmd  # noqa: E402,F401  isort: skip
+from bazarsim.cli import infer_cmd  # noqa: E402,F401  isort: skip
 from bazarsim.cli import score_cmd  # noqa: E402,F401  isort: skip
 from bazarsim.cli import verify_cmd  # noqa: E402,F401  isort: skip
 from bazarsim.cli import demo_cmd  # noqa: E402,F401  isort: skip
