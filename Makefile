@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: test gate test-all run bench mutants reports bias match-study docs lint clean
+.PHONY: test gate test-all run bench mutants reports bias match-study models docs lint clean
 
 # The venv's own pip (Python 3.11 ships 22.3 or newer; editable installs need 21.3). What
 # it installs is byte-compiled once, on every core (pip does it on one): with
@@ -140,6 +140,18 @@ match-study: $(STAMP)
 	$(BIN)/python -m bazarsim.report.browser reports/match-study.html \
 	  --screenshot reports/match-study.png > /dev/null
 	@echo "wrote reports/match-study.md, .json, .html and .png"
+
+## models: the hand models shipped for bazarsim infer and the players that listen (bazar,
+## bazar-blot), fitted on the match study's solved datasets (40,000 deals each, seed 7)
+models: $(STAMP)
+	$(BIN)/bazarsim compile
+	for r in bazar bazar-blot; do \
+	  $(BIN)/bazarsim simulate -n 40000 --out runs/match-$$r-7-40000 -r $$r --dd --columns lean -q \
+	  || exit 1; \
+	  $(BIN)/bazarsim fit runs/match-$$r-7-40000 --out runs/model-$$r-7-40000.json > /dev/null \
+	  || exit 1; \
+	  gzip -9 -n -c runs/model-$$r-7-40000.json > bazarsim/beliefs/models/$$r.json.gz; done
+	@echo "wrote bazarsim/beliefs/models/bazar.json.gz and bazar-blot.json.gz"
 
 ## docs: the documentation site from docs/ (mkdocs, the docs extra), built with --strict into site/
 docs: $(STAMP)

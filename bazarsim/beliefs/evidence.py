@@ -21,7 +21,13 @@ from pathlib import Path
 import numpy as np
 
 from bazarsim.beliefs.calls import CallModel, call_contexts, check_listenable
-from bazarsim.beliefs.worlds import MAX_DRAWS_PER_ESS, MIN_CAP, weighted_worlds
+from bazarsim.beliefs.worlds import (
+    ENUMERATE,
+    MAX_DRAWS_PER_ESS,
+    MIN_CAP,
+    PILOT,
+    weighted_worlds,
+)
 from bazarsim.core.cards import SEATS, parse_seat
 from bazarsim.core.errors import BazarsimError
 from bazarsim.matches.model import HandModel
@@ -139,21 +145,28 @@ def draw_cap(ess: float) -> int:
 
 
 def weighted_sample(evidence: Evidence, own: int, fixed, forbid, counts, played: int,
-                    played_by, ess: float, key: int, max_draws: int | None = None
-                    ) -> WeightedWorlds:
+                    played_by, ess: float, key: int, max_draws: int | None = None,
+                    enumerate_max: int = ENUMERATE, pilot: int = PILOT,
+                    theta: np.ndarray | None = None) -> WeightedWorlds:
     """The worlds of a view (the kernels' seats) weighted by the auction: draws until the
-    effective sample size reaches ``ess`` or the cap (:func:`draw_cap`)."""
+    effective sample size reaches ``ess`` or the cap (:func:`draw_cap`). ``theta``
+    (``[4, 32]``, NaN before the first use): the card weights to start from, updated."""
     if not 1 <= ess <= MAX_ESS:
         raise BazarsimError(f"effective sample size {ess}: use 1 .. {MAX_ESS:,}", str(ess))
     cap = draw_cap(ess) if max_draws is None else int(max_draws)
     size = max(cap, 2000)
     out_h = np.zeros((size, 4), np.int64)
     out_w = np.zeros(size)
+    warm = theta is not None and not np.isnan(theta).any()
+    if theta is None:
+        theta = np.ones((4, 32))
+    elif not warm:
+        theta[:] = 1.0
     k, draws, got, exhaustive = weighted_worlds(
         np.int64(evidence.me), np.int64(own), np.asarray(fixed, np.int64),
         np.asarray(forbid, np.int64), np.asarray(counts, np.int64), np.int64(played),
-        np.asarray(played_by, np.int64), float(ess), np.int64(cap), np.uint64(key),
-        *evidence.kernel_args(), out_h, out_w)
+        np.asarray(played_by, np.int64), float(ess), np.int64(cap), np.int64(enumerate_max),
+        np.int64(pilot), warm, theta, np.uint64(key), *evidence.kernel_args(), out_h, out_w)
     if k == 0:
         raise BazarsimError("no deal is consistent with the cards seen and played")
     w = out_w[:k]

@@ -211,20 +211,33 @@ def _seat_belief(rs: Ruleset, worlds: WeightedWorlds, s: int, evidence: Evidence
 
 
 def summary_rows(res: Inference) -> list[dict]:
-    """The table of ``infer``: one row per other seat."""
+    """The first table of ``infer``: one row per other seat."""
     rows = []
     for b in res.seats:
         row = {"seat": SEATS[b.seat], "policy": b.policy, "calls": " ".join(b.calls) or "-",
                f"points {KIND_NAMES[res.kind]}": f"{b.points:.1f} ± {b.points_se:.1f}",
-               "strength": f"{b.strength:.1f} ± {b.strength_se:.1f}"}
-        for suit in range(4):
-            row[f"len {SUITS[suit]}"] = f"{b.length[suit] @ np.arange(9):.2f}"
+               "strength": f"{b.strength:.1f} ± {b.strength_se:.1f}",
+               "length S H D C": " ".join(f"{b.length[s] @ np.arange(9):.1f}"
+                                          for s in range(4))}
+        if b.bela is not None:
+            row["bela"] = f"{100 * b.bela:.0f}%"
+        rows.append(row)
+    return rows
+
+
+def key_card_rows(res: Inference) -> list[dict]:
+    """The second table: P(each other seat holds the jack and nine of each suit now), "-"
+    for the cards this seat holds or that were played."""
+    known = int(res.worlds.hands[0, res.seat])
+    for _s, c in res.played:
+        known |= 1 << c
+    rows = []
+    for b in res.seats:
+        row = {"seat": SEATS[b.seat]}
         for suit in range(4):
             for r in SHOWN_CARDS:
                 c = parse_card(r + SUITS[suit])
-                row[f"{r}{SUITS[suit]}"] = f"{100 * b.card[c]:.0f}%"
-        if b.bela is not None:
-            row["bela"] = f"{100 * b.bela:.0f}%"
+                row[f"{r}{SUITS[suit]}"] = "-" if known >> c & 1 else f"{100 * b.card[c]:.0f}%"
         rows.append(row)
     return rows
 

@@ -44,10 +44,10 @@ from bazarsim.players.worlds import (
     world_at,
 )
 
-ENUMERATE = 2000  # at most this many consistent worlds: take them all, exactly weighted
+ENUMERATE = 2000  # infer: at most this many consistent worlds are all taken, exactly weighted
 MAX_DRAWS_PER_ESS = 50  # the cap of draws, per world of ESS asked for
 MIN_CAP = 2000
-PILOT = 256  # draws of each pilot round
+PILOT = 256  # infer: draws of each pilot round
 PILOT_ROUNDS = 4
 FIT_SWEEPS = 6
 SHRINK = 20.0  # pseudo-draws pulling a pilot's card shares toward the proposal's
@@ -224,13 +224,17 @@ def _mixture_draw(beta, total, cards, m, allowed, seats, theta, need, z, classes
 
 @nb.njit(cache=True)
 def weighted_worlds(me, own, fixed, forbid, counts, played, played_by, ess_target, max_draws,
-                    key, rows, n_rows, ctx_ints, ctx_low, ctx_cap, ctx_need, thr, ctx_f, rates,
-                    T, trump_masks, kinds, lvl0, n_levels, out_hands, out_w):
+                    enumerate_max, pilot, warm, theta_seats, key, rows, n_rows, ctx_ints,
+                    ctx_low, ctx_cap, ctx_need, thr, ctx_f, rates, T, trump_masks, kinds, lvl0,
+                    n_levels, out_hands, out_w):
     """Worlds of seat ``me``'s view with their posterior weights (see the module
     docstring), written to ``out_hands[:k]`` (4 hands, the view's seats) and
     ``out_w[:k]``. ``played``: every card gone from the hands; ``played_by[s]``: the cards
-    seat ``s`` played. Returns ``(k, draws, ess, exhaustive)``; ``k`` is 0 when no world
-    fits the play."""
+    seat ``s`` played. At most ``enumerate_max`` consistent worlds are all taken; else
+    ``pilot`` draws a pilot round. ``theta_seats[s, card]``: the card weights per seat,
+    read as the start when ``warm`` (one pilot round, not a uniform one first) and written
+    back, so that a player's next decision starts where this one ended.
+    Returns ``(k, draws, ess, exhaustive)``; ``k`` is 0 when no world fits the play."""
     seats = other_seats(me)
     free, allowed, need = view_arrays(me, own, fixed, forbid, counts, played)
     classes = np.zeros(N_CLASSES, np.int64)
@@ -244,7 +248,7 @@ def weighted_worlds(me, own, fixed, forbid, counts, played, played_by, ess_targe
     hands = np.zeros(4, np.int64)
     if total == 0:
         return 0, 0, 0.0, True
-    if total <= ENUMERATE and total <= out_w.shape[0]:
+    if total <= enumerate_max and total <= out_w.shape[0]:
         for r in range(total):
             for s in range(4):
                 hands[s] = fixed[s]
@@ -264,6 +268,10 @@ def weighted_worlds(me, own, fixed, forbid, counts, played, played_by, ess_targe
         rest &= rest - 1
         m += 1
     theta = np.ones((3, 32))
+    if warm:
+        for k in range(3):
+            for c in range(32):
+                theta[k, c] = theta_seats[seats[k], c]
     z = np.zeros((m + 1, 9, 9))
     f = np.zeros((m + 1, 9, 9))
     marg = np.zeros((3, 32))
@@ -271,14 +279,15 @@ def weighted_worlds(me, own, fixed, forbid, counts, played, played_by, ess_targe
     _tables(cards, m, allowed, seats, theta, need, z)
     _marginals(cards, m, allowed, seats, theta, need, z, f, marg)
     d = 0  # draws so far (the stream position of each)
-    pilot_w = np.zeros(PILOT)
-    pilot_h = np.zeros((PILOT, 4), np.int64)
-    beta = 1.0  # the first pilot round draws from the uniform alone
-    for rnd in range(PILOT_ROUNDS):
+    pilot_w = np.zeros(pilot)
+    pilot_h = np.zeros((pilot, 4), np.int64)
+    beta = DEFENSIVE if warm else 1.0  # a cold start's first round is uniform draws
+    rounds = 1 if warm else PILOT_ROUNDS
+    for rnd in range(rounds):
         # tempered: the early rounds fit the proposal to likelihood^tau, flatter than the
         # posterior, so that their few draws still say which way each card leans
-        tau = (rnd + 1) / PILOT_ROUNDS
-        for p in range(PILOT):
+        tau = (rnd + 1) / rounds
+        for p in range(pilot):
             lik, dens = _mixture_draw(beta, total, cards, m, allowed, seats, theta, need, z,
                                        classes, sizes, table, fixed, me, own, key, d, hands,
                                        played_by, rows, n_rows, ctx_ints, ctx_low, ctx_cap,
@@ -288,16 +297,16 @@ def weighted_worlds(me, own, fixed, forbid, counts, played, played_by, ess_targe
             pilot_h[p, :] = hands
             d += 1
         tot = 0.0
-        for p in range(PILOT):
+        for p in range(pilot):
             tot += pilot_w[p]
         if tot <= 0.0:
             continue
-        ess_p = _ess(pilot_w, PILOT)
+        ess_p = _ess(pilot_w, pilot)
         # the posterior card shares, shrunk toward the proposal's by the pilot's ESS
         for k in range(3):
             for c in range(32):
                 target[k, c] = 0.0
-        for p in range(PILOT):
+        for p in range(pilot):
             for k in range(3):
                 h = pilot_h[p, seats[k]] & free
                 while h != 0:
@@ -309,6 +318,9 @@ def weighted_worlds(me, own, fixed, forbid, counts, played, played_by, ess_targe
                 target[k, c] = (ess_p * target[k, c] + SHRINK * marg[k, c]) / (ess_p + SHRINK)
         _fit(cards, m, allowed, seats, theta, need, z, f, marg, target)
         beta = DEFENSIVE
+    for k in range(3):
+        for i in range(m):
+            theta_seats[seats[k], cards[i]] = theta[k, cards[i]]
     k_out = 0
     cap = min(max_draws, out_w.shape[0])
     ess = 0.0

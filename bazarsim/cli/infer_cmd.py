@@ -89,6 +89,7 @@ def infer_command(
     auction-inference.md), and give per other seat: expected card points and strength,
     suit lengths, the chance it holds each jack and nine (every card with -f json|csv),
     and bela, with the effective sample size (ESS) behind them."""
+    from bazarsim.beliefs.calls import check_listenable
     from bazarsim.beliefs.evidence import Evidence, load_hand_model, parse_seat_policies
     from bazarsim.beliefs.infer import infer
 
@@ -113,6 +114,7 @@ def infer_command(
     if kind is not None:
         k = parse_kind(kind)
         rs.check_kind(k)
+    check_listenable(rs)
     state = run_auction(auction, dl, rs)
     evidence = Evidence(rs, dl, state.history, me, parse_seat_policies(policy, me),
                         load_hand_model(model, rs), score=ns_ew, target=to)
@@ -126,7 +128,7 @@ def infer_command(
 
 
 def _emit(res, fmt: Format) -> None:
-    from bazarsim.beliefs.infer import card_records, summary_rows
+    from bazarsim.beliefs.infer import card_records, key_card_rows, summary_rows
 
     if fmt == Format.json:
         typer.echo(to_json(res.as_dict()))
@@ -139,6 +141,8 @@ def _emit(res, fmt: Format) -> None:
              f"{res.auction or '(none)'} ({res.ruleset.name}); points in "
              f"{KIND_NAMES[res.kind]}")
     emit_records(summary_rows(res), fmt, title=title)
+    typer.echo("")
+    emit_records(key_card_rows(res), fmt, title="P(holds the card now)")
     how = ("every consistent deal, exactly weighted" if w.exhaustive else
            f"ESS {w.ess:,.0f} from {w.draws:,} weighted draws")
     notes = [f"{how}; ± one standard error."]

@@ -29,15 +29,20 @@ from bazarsim.core.cards import parse_deal, parse_seat
 from bazarsim.core.errors import BazarsimError
 from bazarsim.deals.generator import DEFAULT_SEED
 from bazarsim.players.pimc import I_ALL, INFERENCES
-from bazarsim.players.playout import play_contract, play_deal
+from bazarsim.players.players import PimcPlayer
+from bazarsim.players.playout import make_players, play_contract, play_deal
+from bazarsim.rules.auction import run_auction
+
+AUCTION = "auction"  # the auction inference's word in --infer
 
 PLAYERS_HELP = ("Who plays: pimc (sees its own cards, samples the hidden ones), dd (sees all "
                 "cards) or random; one for all seats or four for N,E,S,W, e.g. pimc,random,"
                 "pimc,random.")
 
 
-def parse_infer(text: str) -> int:
-    """``all``, ``none`` or a comma list of voids, limits, bela, shown -> the ``I_*`` bits."""
+def parse_infer(text: str, listen: bool = False) -> int:
+    """``all``, ``none`` or a comma list of voids, limits, bela, shown and auction -> the
+    ``I_*`` bits of the play inferences (:func:`listens` tells about the auction)."""
     key = text.strip().lower()
     if key == "all":
         return I_ALL
@@ -45,29 +50,55 @@ def parse_infer(text: str) -> int:
         return 0
     bits = 0
     for word in (w.strip() for w in key.split(",") if w.strip()):
+        if word == AUCTION:
+            continue
         if word not in INFERENCES:
             raise BazarsimError(f"--infer {word!r}: use all, none or a list of "
-                                f"{', '.join(INFERENCES)}", word)
+                                f"{', '.join([*INFERENCES, AUCTION])}", word)
         bits |= INFERENCES[word]
     return bits
+
+
+def listens(text: str, auction: str | None) -> bool:
+    """Do the PIMC players weigh their worlds by the auction? ``all`` does when an auction
+    is given; ``auction`` in the list asks for it (and needs one)."""
+    words = {w.strip() for w in text.strip().lower().split(",")}
+    if AUCTION in words and not auction:
+        raise BazarsimError("--infer auction needs the --auction that led to the contract")
+    return bool(auction) and (AUCTION in words or "all" in words)
 
 
 @command("play")
 def play_command(
     deal: Annotated[str, typer.Argument(
         help="The deal, PBN style: 'N:AJ9.K7.Q.T8 ... ... ...' (quote it).")],
-    contract: Annotated[str, typer.Option(
+    contract: Annotated[str | None, typer.Option(
         "--contract", "-c", help="Contract: 9H, 8BK, 10VK, 9H-CAPOT (made or not by the "
-        "ruleset's scoring), or a kind alone (H, BK: the points only).")],
-    declarer: Annotated[str, typer.Option("--declarer", help="Declaring seat N E S W.")],
+        "ruleset's scoring), or a kind alone (H, BK: the points only). Or give --auction.",
+        show_default=False)] = None,
+    declarer: Annotated[str | None, typer.Option(
+        "--declarer", help="Declaring seat N E S W.", show_default=False)] = None,
+    auction: Annotated[str | None, typer.Option(
+        "--auction", "-a", help="The calls that led to the contract, from the dealer's "
+        "left (e.g. 'P 10H X P P P'): the contract, declarer and contra are its final "
+        "ones, and the PIMC players weigh their worlds by it (docs/auction-inference.md).",
+        show_default=False)] = None,
+    policy: Annotated[str | None, typer.Option(
+        "--policy", help="With --auction: the bidding policy the listening players assume "
+        "for the others: careful (default), bold or a file; per seat E=bold,W=x.toml.")]
+    = None,
+    model: Annotated[str | None, typer.Option(
+        "--model", help="With --auction: the hand model behind the policies (default: the "
+        "one shipped for the ruleset).")] = None,
     players: Annotated[str, typer.Option("--players", help=PLAYERS_HELP)] = "pimc",
     worlds: worlds_option("PIMC players: exactly uniform ") = None,
     objective: Annotated[str, typer.Option(
         "--objective", callback=lower, help="What PIMC players maximise: points (expected "
         "card points) or contract (the chance the contract is made).")] = "points",
     infer: Annotated[str, typer.Option(
-        "--infer", help="What PIMC players infer from the play: all, none, or a list of "
-        "voids, limits (could not go higher or trump), bela, shown (declarations).")] = "all",
+        "--infer", help="What PIMC players infer: all, none, or a list of voids, limits "
+        "(could not go higher or trump), bela, shown (declarations) and auction (the calls "
+        "of --auction; all includes it when an auction is given).")] = "all",
     contra: Annotated[str, typer.Option(
         "--contra", callback=lower, help="none, x (contra'd) or xx (recontra'd).")] = "none",
     dealer: DealerOpt = "N",
@@ -91,19 +122,52 @@ def play_command(
     level = CONTRAS.get(contra)
     if level is None:
         raise BazarsimError(f"--contra {contra!r}: use none, x or xx", contra)
-    con = play_contract(contract, declarer, level, rs)
+    dealer_seat = parse_seat(dealer)
+    calls: list = []
+    if auction is not None:
+        if contract is not None or declarer is not None or contra != "none":
+            raise BazarsimError("give --auction or --contract/--declarer/--contra, not both: "
+                                "the auction names the contract")
+        state = run_auction(auction, dealer_seat, rs)
+        if state.contract is None:
+            raise BazarsimError(f"--auction {auction!r} ends in no contract"
+                                + (" (four passes: a redeal)" if state.redeal else
+                                   " (it is not finished)"), auction)
+        con, calls = state.contract, state.history
+    else:
+        if contract is None or declarer is None:
+            raise BazarsimError("give the --contract and its --declarer, or the --auction")
+        con = play_contract(contract, declarer, level, rs)
+    if policy is not None or model is not None:
+        if auction is None:
+            raise BazarsimError("--policy and --model are the listeners' model of the "
+                                "auction: give the --auction")
     bits = parse_infer(infer)
+    listen = listens(infer, auction)
     if objective not in ("points", "contract"):
         raise BazarsimError(f"--objective {objective!r}: use points or contract", objective)
+    seats = make_players(players, hands, worlds, objective, seed, bits)
+    if listen:
+        from bazarsim.beliefs.evidence import load_hand_model, parse_seat_policies
+        from bazarsim.beliefs.listener import ListeningPimcPlayer
+
+        hand_model = load_hand_model(model, rs)
+        seats = [ListeningPimcPlayer(parse_seat_policies(policy, s), hand_model, worlds,
+                                     objective, seed, bits)
+                 if isinstance(p, PimcPlayer) else p for s, p in enumerate(seats)]
     prepare_players(fmt != Format.table, rs, batch=False)
-    rec = play_deal(hands, con, con.declarer, players=players, worlds=worlds,
-                    objective=objective, seed=seed, dealer=parse_seat(dealer), ruleset=rs,
-                    infer=bits)
+    rec = play_deal(hands, con, con.declarer, players=seats, worlds=worlds,
+                    objective=objective, seed=seed, dealer=dealer_seat, ruleset=rs,
+                    infer=bits, auction=calls)
+    if auction is not None:
+        rec["auction"] = auction
+        rec["listening"] = listen
     if fmt == Format.json:
         emit_json(rec)
         return
-    emit_records([summary(rec)], fmt, title=f"{rec['contract']} by {declarer.upper()} "
-                 f"({rs.name}), {rec['objective']}")
+    emit_records([summary(rec)], fmt, title=f"{rec['contract']} by {rec['declarer']} "
+                 f"({rs.name}), {rec['objective']}"
+                 + (", listening to the auction" if rec.get("listening") else ""))
     emit_records(card_rows(rec), fmt, title="the play", notes=[
         ("value: the player's expected N-S points of the deal for the card played"
          if objective == "points" else

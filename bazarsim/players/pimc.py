@@ -190,13 +190,8 @@ def decide(me, own, fixed, forbid, counts, gone, leader, trick, n, play, ctx, n_
         if total == 0:
             return np.int64(-1), np.int64(-1)
     worlds = total if total <= n_worlds else n_worlds
-    left_total = points_from_trick(gone, play)
-    live = np.int64(0xFFFFFFFF) & ~gone  # cards not in a completed trick
-    sums = np.zeros(32, np.int64)
+    sums = np.zeros(32, np.float64)
     hands = np.zeros(4, np.int64)
-    tr = np.zeros(4, np.int64)
-    for i in range(n):
-        tr[i] = trick[i]
     k = np.int64(0)
     for w in range(worlds):
         if dd:
@@ -210,23 +205,46 @@ def decide(me, own, fixed, forbid, counts, gone, leader, trick, n, play, ctx, n_
                 hands[s] = fixed[s]
             hands[me] = own
             world_at(r, need_s, seats, BINOM_NB, classes, sizes, table, hands)
-        rest = legal
-        while rest != 0:
-            c = lowest_bit(rest)
-            rest &= rest - 1
-            if _twin(c, legal, live, play) >= 0:
-                continue
-            hands[me] ^= np.int64(1) << c
-            tr[n] = c
-            if objective == 0:
-                v = ns_value(hands, leader, tr, n + 1, play, ctx)
-            elif decl_side == 0:
-                v = np.int64(ns_reaches(hands, leader, tr, n + 1, need, play, ctx))
-            else:
-                v = np.int64(not ns_reaches(hands, leader, tr, n + 1, left_total - need + 1,
-                                            play, ctx))
-            hands[me] ^= np.int64(1) << c
-            sums[c] += v
+        _add_world(me, legal, hands, 1.0, gone, leader, trick, n, play, ctx, objective,
+                   decl_side, need, sums)
+    return _choose(me, legal, sums, float(worlds), gone, play, objective, decl_side,
+                   values), np.int64(worlds)
+
+
+@nb.njit(cache=True)
+def _add_world(me, legal, hands, weight, gone, leader, trick, n, play, ctx, objective,
+               decl_side, need, sums):
+    """Add ``weight`` times each legal card's value in one world to ``sums`` (a card
+    that plays like a stronger twin is left for :func:`_choose`)."""
+    left_total = points_from_trick(gone, play)
+    live = np.int64(0xFFFFFFFF) & ~gone  # cards not in a completed trick
+    tr = np.zeros(4, np.int64)
+    for i in range(n):
+        tr[i] = trick[i]
+    rest = legal
+    while rest != 0:
+        c = lowest_bit(rest)
+        rest &= rest - 1
+        if _twin(c, legal, live, play) >= 0:
+            continue
+        hands[me] ^= np.int64(1) << c
+        tr[n] = c
+        if objective == 0:
+            v = ns_value(hands, leader, tr, n + 1, play, ctx)
+        elif decl_side == 0:
+            v = np.int64(ns_reaches(hands, leader, tr, n + 1, need, play, ctx))
+        else:
+            v = np.int64(not ns_reaches(hands, leader, tr, n + 1, left_total - need + 1,
+                                        play, ctx))
+        hands[me] ^= np.int64(1) << c
+        sums[c] += weight * v
+
+
+@nb.njit(cache=True)
+def _choose(me, legal, sums, total, gone, play, objective, decl_side, values):
+    """The card with the best summed value (ties: the cheapest); ``values[c]`` the means
+    (``sums / total``)."""
+    live = np.int64(0xFFFFFFFF) & ~gone
     # twins take the value of the stronger card they play like
     for c in range(31, -1, -1):
         if (legal >> c) & 1:
@@ -239,14 +257,40 @@ def decide(me, own, fixed, forbid, counts, gone, leader, trick, n, play, ctx, n_
     while rest != 0:
         c = lowest_bit(rest)
         rest &= rest - 1
-        values[c] = sums[c] / worlds
+        values[c] = sums[c] / total
         if best < 0:
             best = c
             continue
         better = sums[c] > sums[best] if maximise else sums[c] < sums[best]
         if better or (sums[c] == sums[best] and _cheaper(c, best, play)):
             best = c
-    return best, np.int64(worlds)
+    return best
+
+
+@nb.njit(cache=True)
+def decide_worlds(me, own, worlds, weights, gone, leader, trick, n, play, ctx, objective,
+                  decl_side, need, values):
+    """Seat ``me``'s card over given worlds (``worlds[k]``: the four hands left, each
+    with its ``weights[k]``): the weighted mean of each legal card's value, best chosen as
+    :func:`decide` does. Returns the card (-1 with no world)."""
+    values[:] = np.nan
+    legal = legal_cards(own, trick, n, play.strength, play.above, play.rules)
+    if popcount32(legal) == 1:
+        return lowest_bit(legal)
+    sums = np.zeros(32, np.float64)
+    hands = np.zeros(4, np.int64)
+    total = 0.0
+    for w in range(worlds.shape[0]):
+        if weights[w] <= 0.0:
+            continue
+        for s in range(4):
+            hands[s] = worlds[w, s]
+        _add_world(me, legal, hands, weights[w], gone, leader, trick, n, play, ctx, objective,
+                   decl_side, need, sums)
+        total += weights[w]
+    if total <= 0.0:
+        return np.int64(-1)
+    return _choose(me, legal, sums, total, gone, play, objective, decl_side, values)
 
 
 @nb.njit(cache=True)

@@ -57,10 +57,16 @@ class Decision:
     card: int
     values: dict[int, float] = field(default_factory=dict)
     worlds: int = 0
+    ess: float | None = None  # auction-weighted worlds: their effective sample size
+    draws: int | None = None  # and the draws it took
 
     def as_dict(self) -> dict:
-        return {"card": format_card(self.card), "worlds": self.worlds,
-                "values": {format_card(c): round(v, 3) for c, v in sorted(self.values.items())}}
+        out = {"card": format_card(self.card), "worlds": self.worlds,
+               "values": {format_card(c): round(v, 3) for c, v in sorted(self.values.items())}}
+        if self.ess is not None:
+            out["ess"] = round(self.ess, 1)
+            out["draws"] = self.draws
+        return out
 
 
 class _KernelPlayer:

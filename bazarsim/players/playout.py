@@ -118,14 +118,16 @@ def make_players(names, deal, worlds, objective, seed, infer=I_ALL) -> list:
 def play_deal(deal, contract, by, players="pimc", worlds: int = DEFAULT_WORLDS,
               objective: str = "points", seed: int = DEFAULT_SEED, dealer=0,
               ruleset=DEFAULT_RULESET, contra: int = 0, infer: int = I_ALL,
-              deal_index: int = 0, kernel: bool | None = None) -> dict:
+              deal_index: int = 0, kernel: bool | None = None, auction=()) -> dict:
     """Play one deal out: the 8 tricks, each decision with its per-card values, and the
     double-dummy N-S points of the deal after every card (taken + still to take with
     perfect play from there), with the points each card gave away against it.
 
     ``contract``: ``9H``, ``BK``...; ``by``: the declaring seat or side; ``players``: one
     name or object for all seats, or four (N E S W). ``kernel``: play built-in players
-    inside the kernel (default when all four are built in) or card by card.
+    inside the kernel (default when all four are built in) or card by card. ``auction``:
+    the calls that led to the contract (``(seat, Call)``), in every view for the players
+    that listen (bazarsim.beliefs.listener).
     """
     rs = get_ruleset(ruleset)
     hands = [int(h) for h in validate_hands(deal, full=True)]
@@ -177,14 +179,14 @@ def play_deal(deal, contract, by, players="pimc", worlds: int = DEFAULT_WORLDS,
             base = taken_points(view)[0] if objective == "points" else 0
             vals = {c: float(values[i, c]) + base for c in range(32)
                     if not np.isnan(values[i, c])}
-            steps.append((seat, int(cards[i]), int(used[i]), vals, int(dd[i])))
+            steps.append((seat, int(cards[i]), int(used[i]), vals, int(dd[i]), {}))
             history.append((seat, int(cards[i])))
     else:
         history = []
         for _i in range(32):
             seat = _to_play(history, leader, rs, kind)
             view = PlayerView.from_deal(hands, con, history, seat, dealer, rs,
-                                        deal_index=deal_index)
+                                        deal_index=deal_index, auction=auction)
             seat = view.seat
             d = objs[seat].decide(view)
             legal = view.legal()
@@ -192,8 +194,9 @@ def play_deal(deal, contract, by, players="pimc", worlds: int = DEFAULT_WORLDS,
                 raise BazarsimError(f"player {seat} chose an illegal card "
                                     f"{format_card(d.card)}")
             history.append((seat, int(d.card)))
+            extra = {} if d.ess is None else {"ess": round(d.ess, 1), "draws": d.draws}
             steps.append((seat, int(d.card), d.worlds, d.values,
-                          _dd_after(hands, history, leader, rs, kind, ctx)))
+                          _dd_after(hands, history, leader, rs, kind, ctx), extra))
     return _record(rs, con, dealer, leader, hands, steps, objs, worlds, objective, seed,
                    target, decl, bela, ctx)
 
@@ -238,14 +241,14 @@ def _record(rs, con, dealer, leader, hands, steps, objs, worlds, objective, seed
     tricks = []
     before = dd0
     history: list[tuple[int, int]] = []
-    for i, (seat, card, used, vals, dd) in enumerate(steps):
+    for i, (seat, card, used, vals, dd, extra) in enumerate(steps):
         if i % 4 == 0:
             tricks.append({"trick": i // 4 + 1, "leader": SEATS[seat], "cards": []})
         given = (before - dd) if seat % 2 == 0 else (dd - before)
         tricks[-1]["cards"].append({
             "seat": SEATS[seat], "card": format_card(card), "worlds": used,
             "values": {format_card(c): round(v, 3) for c, v in sorted(vals.items())},
-            "dd_ns": dd, "given_away": max(0, given),
+            "dd_ns": dd, "given_away": max(0, given), **extra,
         })
         before = dd
         history.append((seat, card))

@@ -1,6 +1,7 @@
 """What one seat knows at one moment of the play: a :class:`PlayerView`.
 
 A view holds the ruleset (with its options), the contract, the dealer and first leader,
+the auction that led to the contract (each call with its seat; empty when unknown),
 the seat and its current cards, every card played so far in order with its seat, and
 what the rules have shown: the cards of the declarations that score (shown at the end of
 the first trick), each bela announced (the other card of the pair), and in belote-fr the
@@ -51,12 +52,13 @@ class PlayerView:
     bela: tuple[tuple[int, int], ...] = ()  # (seat, other card) of each bela announced
     turned: tuple[int, int] | None = None  # (seat, card): belote-fr's turned card
     deal_index: int = 0  # the deal's number in a run (the decision streams' key)
+    auction: tuple = ()  # (seat, Call) of every call, from the dealer's left
 
     # ----------------------------------------------------------------- building
     @classmethod
     def from_deal(cls, deal, contract: Contract, history, seat, dealer=0,
                   ruleset: Ruleset | str = DEFAULT_RULESET, turned=None,
-                  deal_index: int = 0) -> PlayerView:
+                  deal_index: int = 0, auction=()) -> PlayerView:
         """The view of ``seat`` after ``history`` (``(seat, card)`` pairs, cards as ints
         or text) in a full deal (4 hands N E S W): the history is checked against the
         true hands (each card held and legal), declarations are shown after the first
@@ -98,7 +100,7 @@ class PlayerView:
                 bela.append((s, o))  # announced with its first card
             played.add(c)
         return cls(rs, contract, int(dealer), leader, seat, cur[seat], hist, shown,
-                   tuple(bela), turned, deal_index)
+                   tuple(bela), turned, deal_index, tuple(auction))
 
     # ----------------------------------------------------------------- derived
     @property

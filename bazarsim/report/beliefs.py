@@ -12,7 +12,7 @@ from bazarsim.report.html import Column, Page, pct
 
 
 def infer_page(res, title: str | None = None) -> Page:
-    from bazarsim.beliefs.infer import summary_rows
+    from bazarsim.beliefs.infer import key_card_rows, summary_rows
 
     w = res.worlds
     page = Page(title or f"What the auction says: {SEATS[res.seat]}'s view",
@@ -40,6 +40,9 @@ def infer_page(res, title: str | None = None) -> Page:
     page.table("seats", f"Expected points and strength in {KIND_NAMES[res.kind]} (dealt "
                "hands), suit lengths and key cards (held now)",
                [Column(k, k, str, k in ("seat", "policy", "calls")) for k in rows[0]], rows)
+    keys = key_card_rows(res)
+    page.table("key-cards", "P(the seat holds the jack and nine of each suit now)",
+               [Column(k, k, str, k == "seat") for k in keys[0]], keys)
     page.section("cards", "Who holds each card")
     labels, values = [], []
     known = own

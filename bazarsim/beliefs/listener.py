@@ -1,0 +1,127 @@
+"""A PIMC player that listens to the auction.
+
+:class:`ListeningPimcPlayer` decides like :class:`~bazarsim.players.players.PimcPlayer`
+(every legal card solved double dummy in each world, the best weighted mean played, ties
+to the cheapest card), but its worlds are the auction-weighted worlds of
+:mod:`bazarsim.beliefs.worlds`: consistent with the play exactly as PIMC's, and weighted
+by how likely the other seats' calls were with them. ``worlds`` is the effective sample
+size asked: worlds are drawn (cheaply: no solving) until their ESS reaches it, then that
+many are taken from them in proportion to their weights (systematic resampling) and
+solved, so a decision solves as many worlds as the unweighted player's; when no more
+worlds than that are consistent, each is solved with its exact weight. A view without
+an auction, or one where no other seat called, is decided by the plain PIMC player, bit
+for bit.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bazarsim.beliefs.evidence import Evidence, weighted_sample
+from bazarsim.core.errors import BazarsimError
+from bazarsim.matches.model import HandModel
+from bazarsim.matches.policy import Policy
+from bazarsim.players.pimc import OBJECTIVES, decide_worlds
+from bazarsim.players.players import Decision, PimcPlayer, taken_points
+from bazarsim.players.view import PlayerView
+from bazarsim.rules.play import contract_play
+
+# a decision takes every consistent world when there are at most this many per world
+# asked, and its pilot rounds draw this many per world asked (at least MIN_PILOT); the
+# card weights carry over from a seat's previous decision in the deal (one pilot round)
+ENUMERATE_PER_WORLD = 4
+PILOT_PER_WORLD = 8
+MIN_PILOT = 64
+
+
+def resample(weights: np.ndarray, n: int, u: float) -> np.ndarray:
+    """Systematic resampling: how many times each of the weighted worlds is taken when
+    ``n`` are taken in proportion to ``weights`` (sum 1), from one uniform ``u``."""
+    edges = np.cumsum(weights)
+    edges[-1] = 1.0
+    points = (u + np.arange(n)) / n
+    return np.bincount(np.searchsorted(edges, points, side="right"), minlength=len(weights))
+
+
+class ListeningPimcPlayer(PimcPlayer):
+    """PIMC over auction-weighted worlds (see the module docstring). ``policies``: the
+    policy assumed for each other seat (by seat number), ``model``: the hand model behind
+    them; ``score``: N-S's and E-W's match scores, ``target`` the match's."""
+
+    name = "pimc"
+
+    def __init__(self, policies: dict[int, Policy], model: HandModel, worlds: int = 20,
+                 objective: str = "points", seed: int = 7, infer: int = 15,
+                 score: tuple[int, int] = (0, 0), target: int = 301):
+        super().__init__(worlds, objective, seed, infer)
+        self.policies, self.model = policies, model
+        self.score, self.match_target = score, target
+        self._evidence: dict[tuple, Evidence] = {}
+        self._theta: dict[tuple, np.ndarray] = {}
+
+    def evidence(self, view: PlayerView) -> Evidence:
+        key = (view.seat, view.dealer, tuple(view.auction))
+        if key not in self._evidence:
+            policies = {s: p for s, p in self.policies.items() if s != view.seat}
+            missing = [s for s in range(4) if s != view.seat and s not in policies]
+            if missing:
+                raise BazarsimError(f"no policy for seat {missing[0]}")
+            self._evidence[key] = Evidence(view.ruleset, view.dealer, list(view.auction),
+                                           view.seat, policies, self.model, self.score,
+                                           self.match_target)
+        return self._evidence[key]
+
+    def decide(self, view: PlayerView) -> Decision:
+        if not view.auction:
+            return super().decide(view)
+        ev = self.evidence(view)
+        if not ev.listened:
+            return super().decide(view)
+        if view.ruleset.play.direction != "clockwise":
+            raise BazarsimError("listening players need a clockwise ruleset")
+        me, fixed, forbid, counts, gone, leader, tr, n, key = self._kernel_view(view)
+        legal = view.legal()
+        played_by = np.zeros(4, np.int64)
+        for s, c in view.history:
+            played_by[s] |= 1 << c
+        in_trick = 0
+        for i in range(n):
+            in_trick |= 1 << int(tr[i])
+        ctx, _scratch = self._context()
+        play = contract_play(view.ruleset, view.kind)
+        taken = taken_points(view)
+        side = view.contract.side
+        need = 0
+        if self.objective == "contract":
+            if self.target is None:
+                raise BazarsimError("objective contract needs the declaring side's target "
+                                    "(play_deal sets it)")
+            need = self.target - taken[side]
+        values = np.full(32, np.nan)
+        if legal & (legal - 1) == 0:  # a forced card: nothing to sample
+            return Decision(int(legal).bit_length() - 1, {}, 0)
+        deal_key = (view.deal_index, view.seat, tuple(view.auction))
+        if deal_key not in self._theta:
+            self._theta = {deal_key: np.full((4, 32), np.nan)}  # a new deal: start cold
+        theta = self._theta[deal_key]
+        ww = weighted_sample(ev, view.hand, fixed, forbid, counts, int(gone) | in_trick,
+                             played_by, float(self.worlds), int(key),
+                             enumerate_max=ENUMERATE_PER_WORLD * self.worlds,
+                             pilot=max(MIN_PILOT, PILOT_PER_WORLD * self.worlds), theta=theta)
+        if ww.exhaustive and ww.n <= self.worlds:  # every world, exactly weighted
+            worlds, weights = ww.hands, ww.weights
+        else:
+            u = (int(key) >> 11) / float(1 << 53)
+            times = resample(ww.weights, self.worlds, u)
+            chosen = np.flatnonzero(times)
+            worlds, weights = ww.hands[chosen].copy(), times[chosen].astype(np.float64)
+        c = decide_worlds(np.int64(me), np.int64(view.hand), np.ascontiguousarray(worlds),
+                          np.ascontiguousarray(weights), np.int64(gone), np.int64(leader),
+                          tr, np.int64(n), play, ctx, OBJECTIVES[self.objective], side,
+                          np.int64(need), values)
+        if c < 0:
+            raise BazarsimError("no deal is consistent with this view (check the history)")
+        vals = {card: float(values[card]) + (taken[0] if self.objective == "points" else 0)
+                for card in range(32) if not np.isnan(values[card])}
+        return Decision(int(c), vals, int(self.worlds), ww.ess, ww.draws)
+
