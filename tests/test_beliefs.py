@@ -466,3 +466,27 @@ def test_policy_per_seat():
         parse_seat_policies("Q=bold", me=2)
     with pytest.raises(BazarsimError, match="no policy file"):
         parse_seat_policies("E=nosuch", me=2)
+
+
+def test_listener_classes_hands_as_the_matches_do(tmp_path_factory):
+    """The model class the listener computes from a whole hand (seat_cells) is the class
+    the matches read from a dataset's rows (row_cells), for every deal, seat and kind of a
+    small solved dataset of each listenable ruleset; so bid_deal bids as match does."""
+    from bazarsim.engine.simulation import Simulation
+    from bazarsim.matches.deals import load_deals
+
+    from .conftest import built_dataset
+
+    for name in LISTENABLE:
+        rs = get_ruleset(name)
+        path = built_dataset(tmp_path_factory, f"beliefs-{name}", Simulation(
+            deals=120, seed=5, ruleset=rs, columns="lean", dd=True, chunk=60))
+        table = load_deals(path)
+        cm = CallModel(rs, call_contexts([], 0, rs, {}, ()), synthetic_model(rs), {})
+        cells = np.zeros(6, np.int64)
+        for i in range(table.n):
+            for s in range(4):
+                pos = (s - int(table.dealer[i]) - 1) % 4 + 1
+                seat_cells(np.int64(table.hands[i, s]), pos, cm.T, cm.trump_masks, cm.kinds,
+                           cells)
+                assert list(cells[list(rs.kinds)]) == list(table.cells[i, s, list(rs.kinds)])

@@ -176,3 +176,22 @@ def weighted_sample(evidence: Evidence, own: int, fixed, forbid, counts, played:
                             "softness and floor are 0 and the calls are very unlikely)")
     return WeightedWorlds(out_h[:k].copy(), w / total, int(draws), float(got), bool(exhaustive),
                           bool(not exhaustive and got < ess))
+
+
+def bid_deal(hands, dealer: int, rs: Ruleset, policies: dict[int, Policy], model: HandModel,
+             score: tuple[int, int] = (0, 0), target: int = 301):
+    """The auction of a deal (four whole hands, N E S W) when every seat bids by its policy
+    with the hand model's estimates for its own hand: the auctions the listeners assume."""
+    from bazarsim.beliefs.calls import seat_cells
+    from bazarsim.matches.bidding import PolicyBidder, SeatView, policy_auction
+
+    check_listenable(rs)
+    cm = CallModel(rs, call_contexts([], dealer, rs, {}, ()), model, {})
+    cells = np.zeros(len(cm.trump_masks), np.int64)
+    views = []
+    for s in range(4):
+        seat_cells(np.int64(hands[s]), (s - dealer - 1) % 4 + 1, cm.T, cm.trump_masks,
+                   cm.kinds, cells)
+        views.append(SeatView(s, model.rates[0, cells].copy(), model.rates[1, cells].copy(),
+                              score[s & 1], score[1 - (s & 1)], target))
+    return policy_auction([PolicyBidder(policies[s]) for s in range(4)], views, dealer, rs)

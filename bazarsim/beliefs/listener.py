@@ -22,7 +22,7 @@ from bazarsim.core.errors import BazarsimError
 from bazarsim.matches.model import HandModel
 from bazarsim.matches.policy import Policy
 from bazarsim.players.pimc import OBJECTIVES, decide_worlds
-from bazarsim.players.players import Decision, PimcPlayer, taken_points
+from bazarsim.players.players import Decision, PimcPlayer
 from bazarsim.players.view import PlayerView
 from bazarsim.rules.play import contract_play
 
@@ -89,14 +89,7 @@ class ListeningPimcPlayer(PimcPlayer):
             in_trick |= 1 << int(tr[i])
         ctx, _scratch = self._context()
         play = contract_play(view.ruleset, view.kind)
-        taken = taken_points(view)
-        side = view.contract.side
-        need = 0
-        if self.objective == "contract":
-            if self.target is None:
-                raise BazarsimError("objective contract needs the declaring side's target "
-                                    "(play_deal sets it)")
-            need = self.target - taken[side]
+        taken, side, need = self._needed(view)
         values = np.full(32, np.nan)
         if legal & (legal - 1) == 0:  # a forced card: nothing to sample
             return Decision(int(legal).bit_length() - 1, {}, 0)
@@ -123,5 +116,5 @@ class ListeningPimcPlayer(PimcPlayer):
             raise BazarsimError("no deal is consistent with this view (check the history)")
         vals = {card: float(values[card]) + (taken[0] if self.objective == "points" else 0)
                 for card in range(32) if not np.isnan(values[card])}
-        return Decision(int(c), vals, int(self.worlds), ww.ess, ww.draws)
+        return Decision(int(c), vals, int(self.worlds), ww.ess, ww.draws, ww.capped)
 

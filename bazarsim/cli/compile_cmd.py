@@ -99,6 +99,39 @@ def _matches() -> None:
     expected_kernel(eq, w + 5, w, w, w, w - 1, np.ones(1), 10, 0, 0, 0, 0)
 
 
+def _beliefs() -> None:
+    import numpy as np
+
+    from bazarsim.beliefs.evidence import Evidence, weighted_sample
+    from bazarsim.beliefs.listener import resample
+    from bazarsim.matches.model import N_CELLS, HandModel, model_bids
+    from bazarsim.matches.policy import load_policy
+    from bazarsim.rules.auction import run_auction
+    from bazarsim.rules.rulesets import get_ruleset
+
+    rs = get_ruleset("bazar")
+    rates = np.full((2, N_CELLS, len(model_bids(rs, 0))), 0.5)
+    model = HandModel(rs, rates, np.zeros((2, N_CELLS), np.int64), 20.0, {})
+    pol = load_policy("careful")
+    ev = Evidence(rs, 0, run_auction("8H P", 0, rs).history, 3, {0: pol, 1: pol, 2: pol},
+                  model)
+    z = np.zeros(4, np.int64)
+    for cards in (8, 1):  # sampled, then every world
+        ww = weighted_sample(ev, 0xFF, z, z, np.full(4, cards, np.int64),
+                             0 if cards == 8 else 0xFFFFFFFF & ~0x0101_0101, z, 4, key=1,
+                             pilot=16)
+    resample(ww.weights, 2, 0.5)
+    # the listening player's solve of given worlds (its search is the players family's)
+    from bazarsim.dd.search import DEFAULT_TT_BITS, O_ALL, new_context
+    from bazarsim.players.pimc import decide_worlds
+    from bazarsim.rules.play import contract_play
+
+    last = np.array([[1 << (8 * s) for s in range(4)]], np.int64)  # one 7 each
+    decide_worlds(np.int64(0), np.int64(1), last, np.ones(1), np.int64(0xFFFFFFFF & ~0x01010101),
+                  np.int64(0), np.zeros(4, np.int64), np.int64(0), contract_play(rs, 1),
+                  new_context(DEFAULT_TT_BITS, O_ALL), 0, 0, np.int64(0), np.empty(32))
+
+
 # family -> the first calls that compile it (under a minute for the solver's entry points,
 # seconds for the others)
 FAMILIES: dict[str, Callable[[], None]] = {
@@ -109,6 +142,7 @@ FAMILIES: dict[str, Callable[[], None]] = {
     "scoring": _scoring,
     "players": _players,
     "matches": _matches,
+    "beliefs": _beliefs,
 }
 # What ``compile_all`` hands to one process, longest first: DD tables right after the
 # solver in the same process, since they call the search the solver has just compiled
@@ -121,6 +155,7 @@ SCHEDULE: tuple[tuple[str, ...], ...] = (
     ("evaluation",),
     ("scoring",),
     ("matches",),
+    ("beliefs",),
 )
 
 

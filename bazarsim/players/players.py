@@ -59,6 +59,7 @@ class Decision:
     worlds: int = 0
     ess: float | None = None  # auction-weighted worlds: their effective sample size
     draws: int | None = None  # and the draws it took
+    capped: bool = False  # the draws stopped at their cap before the ESS asked
 
     def as_dict(self) -> dict:
         out = {"card": format_card(self.card), "worlds": self.worlds,
@@ -66,6 +67,7 @@ class Decision:
         if self.ess is not None:
             out["ess"] = round(self.ess, 1)
             out["draws"] = self.draws
+            out["capped"] = self.capped
         return out
 
 
@@ -139,12 +141,9 @@ class _SearchPlayer(_KernelPlayer):
                 vals[card] = float(values[card]) + (taken[0] if self.objective == "points" else 0)
         return Decision(int(c), vals, int(worlds))
 
-    def _prepare(self, view: PlayerView, truth):
-        """The view turned into the kernel's arrays (Python work), and a call that runs the
-        search on them: ``(card, worlds, values)``."""
-        me, fixed, forbid, counts, gone, leader, tr, n, key = self._kernel_view(view)
-        ctx, scratch = self._context()
-        play = contract_play(view.ruleset, view.kind)
+    def _needed(self, view: PlayerView) -> tuple[list[int], int, int]:
+        """Points taken per side, the declaring side, and what it still needs (objective
+        contract; 0 for points)."""
         taken = taken_points(view)
         side = view.contract.side
         need = 0
@@ -153,6 +152,15 @@ class _SearchPlayer(_KernelPlayer):
                 raise BazarsimError("objective contract needs the declaring side's target "
                                     "(play_deal sets it)")
             need = self.target - taken[side]
+        return taken, side, need
+
+    def _prepare(self, view: PlayerView, truth):
+        """The view turned into the kernel's arrays (Python work), and a call that runs the
+        search on them: ``(card, worlds, values)``."""
+        me, fixed, forbid, counts, gone, leader, tr, n, key = self._kernel_view(view)
+        ctx, scratch = self._context()
+        play = contract_play(view.ruleset, view.kind)
+        taken, side, need = self._needed(view)
         values = np.empty(32, np.float64)
         hand = np.int64(view.hand)
         objective = OBJECTIVES[self.objective]

@@ -194,7 +194,8 @@ def play_deal(deal, contract, by, players="pimc", worlds: int = DEFAULT_WORLDS,
                 raise BazarsimError(f"player {seat} chose an illegal card "
                                     f"{format_card(d.card)}")
             history.append((seat, int(d.card)))
-            extra = {} if d.ess is None else {"ess": round(d.ess, 1), "draws": d.draws}
+            extra = {} if d.ess is None else {"ess": round(d.ess, 1), "draws": d.draws,
+                                              "capped": d.capped}
             steps.append((seat, int(d.card), d.worlds, d.values,
                           _dd_after(hands, history, leader, rs, kind, ctx), extra))
     return _record(rs, con, dealer, leader, hands, steps, objs, worlds, objective, seed,
