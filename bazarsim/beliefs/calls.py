@@ -281,7 +281,7 @@ def policy_code(make, opp, i, ctx_ints, ctx_low, ctx_cap, ctx_need, thr, shift, 
 
 @nb.njit(cache=True)
 def _breakpoints(make, opp, i, ctx_ints, ctx_low, ctx_cap, ctx_need, thr, shift, kinds,
-                 n_levels, out):
+                 lvl0, n_levels, out):
     """Every ``estimate - (threshold + shift)`` a policy call can compare: the moves of
     the thresholds at which its call may change. Returns how many were written."""
     m = 0
@@ -298,18 +298,79 @@ def _breakpoints(make, opp, i, ctx_ints, ctx_low, ctx_cap, ctx_need, thr, shift,
         if nc < 0:
             continue
         need = thr[i, T_OPEN if nc == 0 else T_SUPPORT if nc == 1 else T_OVERCALL] + shift
-        if ctx_cap[i, kind] >= 0:
+        cap = ctx_cap[i, kind]
+        low = ctx_low[i, kind]
+        if cap >= 0:
             out[m] = make[kind, n_levels] - thr[i, T_CAPOT] - shift
-            m += 1
-        for j in range(n_levels):
-            out[m] = make[kind, j] - need
-            m += 1
+            out[m + 1] = make[kind, _col(cap, False, lvl0, n_levels)] - need
+            m += 2
+        if low >= 0:  # the levels the policy compares: from the lowest legal one up
+            for j in range(_col(low, False, lvl0, n_levels), n_levels):
+                out[m] = make[kind, j] - need
+                m += 1
     return m
 
 
 @nb.njit(cache=True)
 def _logistic(x, scale):
     return 1.0 / (1.0 + np.exp(-x / scale))
+
+
+@nb.njit(cache=True, inline="always")
+def _below(b, softness, tail):
+    """The logistic mass of the moves ``e <= b`` (moves beyond +-tail at the edges, as
+    the interval sum of :func:`soft_probability` counts them)."""
+    if b >= tail:
+        return 1.0
+    if b <= -tail:
+        return 0.0
+    return _logistic(b, softness)
+
+
+@nb.njit(cache=True)
+def _pass_or_double(make, opp, i, ctx_ints, ctx_low, ctx_cap, ctx_need, thr, shift, softness,
+                    tail, kinds, lvl0, n_levels):
+    """P_soft of a pass, contra or recontra, in closed form: a contra (recontra) is made
+    for every move up to its comparison's breakpoint; a pass for every move above the
+    highest breakpoint at which anything else is made (the double, or some kind's bid:
+    its lowest legal level, or its capot bid where both capot tests hold)."""
+    observed = ctx_ints[i, 8]
+    ours = ctx_ints[i, 0]
+    contra = ctx_ints[i, 1]
+    last_kind = ctx_ints[i, 2]
+    fire = -np.inf  # moves up to this make a call other than pass
+    if last_kind >= 0:
+        j = ctx_ints[i, 3]
+        if ours == 1 and contra == 1:
+            if ctx_ints[i, 6] == 1:
+                b = make[last_kind, j] - thr[i, T_RECONTRA] - shift
+                if observed == C_RECONTRA:
+                    return _below(b, softness, tail)
+                fire = b
+        elif ours == 0 and contra == 0 and ctx_ints[i, 5] == 1:
+            b = 1.0 - opp[last_kind, j] - thr[i, T_CONTRA] - shift
+            if observed == C_CONTRA:
+                return _below(b, softness, tail)
+            fire = b
+    if observed != C_PASS:
+        return 0.0  # a contra or recontra the policy never makes here
+    if ours == 0 and contra == 0:
+        for kind in kinds:
+            nc = ctx_need[i, kind]
+            if nc < 0:
+                continue
+            need = thr[i, T_OPEN if nc == 0 else T_SUPPORT if nc == 1 else T_OVERCALL] + shift
+            low = ctx_low[i, kind]
+            cap = ctx_cap[i, kind]
+            if cap >= 0:
+                b = min(make[kind, n_levels] - thr[i, T_CAPOT] - shift,
+                        make[kind, _col(cap, False, lvl0, n_levels)] - need)
+                fire = max(fire, b)
+            if low >= 0:
+                fire = max(fire, make[kind, _col(low, False, lvl0, n_levels)] - need)
+        if ctx_ints[i, 4] == 0:
+            return 0.0  # the dealer may not pass
+    return 1.0 - _below(fire, softness, tail)
 
 
 @nb.njit(cache=True)
@@ -322,38 +383,78 @@ def soft_probability(make, opp, i, ctx_ints, ctx_low, ctx_cap, ctx_need, thr, sh
         c = policy_code(make, opp, i, ctx_ints, ctx_low, ctx_cap, ctx_need, thr, shift, kinds,
                         lvl0, n_levels)
         return 1.0 if c == observed else 0.0
-    m = _breakpoints(make, opp, i, ctx_ints, ctx_low, ctx_cap, ctx_need, thr, shift, kinds,
-                     n_levels, scratch)
     tail = TAIL * softness
+    if observed <= C_RECONTRA:  # pass, contra, recontra: one threshold move decides
+        return _pass_or_double(make, opp, i, ctx_ints, ctx_low, ctx_cap, ctx_need, thr,
+                               shift, softness, tail, kinds, lvl0, n_levels)
+    # a bid: made only for moves where no double is made and its kind's bid qualifies
+    lo, hi = _bid_window(make, opp, i, ctx_ints, ctx_low, ctx_cap, ctx_need, thr, shift,
+                         lvl0, n_levels, (observed - 3) // 128)
+    lo = max(lo, -tail)
+    hi = min(hi, tail)
+    if hi <= lo:
+        return 0.0
+    m = _breakpoints(make, opp, i, ctx_ints, ctx_low, ctx_cap, ctx_need, thr, shift, kinds,
+                     lvl0, n_levels, scratch)
     k = 0
-    for t in range(m):  # only moves with logistic mass around them matter
-        if -tail < scratch[t] < tail:
+    for t in range(m):  # only the moves inside the window can change the call
+        if lo < scratch[t] < hi:
             scratch[k] = scratch[t]
             k += 1
     pts = np.sort(scratch[:k])
     total = 0.0
-    lo = -tail
-    f_lo = _logistic(lo, softness)
+    a = lo
+    f_a = _logistic(a, softness)
     for t in range(k + 1):
-        hi = pts[t] if t < k else tail
-        if hi > lo:
-            # the policy's call for a move inside (lo, hi): a comparison
+        b = pts[t] if t < k else hi
+        if b > a:
+            # the policy's call for a move inside (a, b): a comparison
             # ``estimate >= threshold + move`` holds for moves up to its breakpoint
             c = policy_code(make, opp, i, ctx_ints, ctx_low, ctx_cap, ctx_need, thr,
-                            shift + 0.5 * (lo + hi), kinds, lvl0, n_levels)
-            f_hi = _logistic(hi, softness)
+                            shift + 0.5 * (a + b), kinds, lvl0, n_levels)
+            f_b = _logistic(b, softness)
             if c == observed:
-                total += f_hi - f_lo
-            f_lo = f_hi
-            lo = hi
+                total += f_b - f_a
+            f_a = f_b
+            a = b
     # the tails beyond +-TAIL softness take the call at their edge
-    if policy_code(make, opp, i, ctx_ints, ctx_low, ctx_cap, ctx_need, thr, shift - tail,
-                   kinds, lvl0, n_levels) == observed:
+    if lo == -tail and policy_code(make, opp, i, ctx_ints, ctx_low, ctx_cap, ctx_need, thr,
+                                   shift - tail, kinds, lvl0, n_levels) == observed:
         total += _logistic(-tail, softness)
-    if policy_code(make, opp, i, ctx_ints, ctx_low, ctx_cap, ctx_need, thr, shift + tail,
-                   kinds, lvl0, n_levels) == observed:
+    if hi == tail and policy_code(make, opp, i, ctx_ints, ctx_low, ctx_cap, ctx_need, thr,
+                                  shift + tail, kinds, lvl0, n_levels) == observed:
         total += 1.0 - _logistic(tail, softness)
     return total
+
+
+@nb.njit(cache=True)
+def _bid_window(make, opp, i, ctx_ints, ctx_low, ctx_cap, ctx_need, thr, shift, lvl0,
+                n_levels, kind):
+    """The moves ``(lo, hi]`` where a bid of ``kind`` can be the policy's call: above the
+    double's breakpoint (no contra or recontra made), up to the kind's qualifying one."""
+    lo = -np.inf
+    ours = ctx_ints[i, 0]
+    contra = ctx_ints[i, 1]
+    last_kind = ctx_ints[i, 2]
+    if ours == 1 or contra > 0 or kind < 0 or kind >= ctx_need.shape[1]:
+        return 0.0, -1.0  # no bids: partner's or my bid stands, or after a contra
+    if last_kind >= 0 and ctx_ints[i, 5] == 1:
+        lo = 1.0 - opp[last_kind, ctx_ints[i, 3]] - thr[i, T_CONTRA] - shift
+    nc = ctx_need[i, kind]
+    if nc < 0:
+        return 0.0, -1.0
+    need = thr[i, T_OPEN if nc == 0 else T_SUPPORT if nc == 1 else T_OVERCALL] + shift
+    hi = -np.inf
+    cap = ctx_cap[i, kind]
+    low = ctx_low[i, kind]
+    if cap >= 0:
+        hi = min(make[kind, n_levels] - thr[i, T_CAPOT] - shift,
+                 make[kind, _col(cap, False, lvl0, n_levels)] - need)
+    if low >= 0:
+        hi = max(hi, make[kind, _col(low, False, lvl0, n_levels)] - need)
+    if ctx_ints[i, 4] == 0:
+        hi = np.inf  # the dealer must bid: a forced bid of any kind, at any move
+    return lo, hi
 
 
 @nb.njit(cache=True)
@@ -384,7 +485,7 @@ def hands_likelihood(hands, rows, ctx_ints, ctx_low, ctx_cap, ctx_need, thr, ctx
     cells = np.zeros(N_KINDS, np.int64)
     make = np.zeros((N_KINDS, n_levels + 1))
     opp = np.zeros((N_KINDS, n_levels + 1))
-    scratch = np.zeros(8 + N_KINDS * (n_levels + 1) + 4)
+    scratch = np.zeros(8 + N_KINDS * (n_levels + 2) + 4)
     for w in range(hands.shape[0]):
         out[w] = hand_likelihood(hands[w], rows, ctx_ints, ctx_low, ctx_cap, ctx_need, thr,
                                  ctx_f, rates, T, trump_masks, kinds, lvl0, n_levels, cells,

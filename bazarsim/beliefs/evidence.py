@@ -25,7 +25,9 @@ from bazarsim.beliefs.worlds import (
     ENUMERATE,
     MAX_DRAWS_PER_ESS,
     MIN_CAP,
+    MIN_PILOT,
     PILOT,
+    PILOT_ROUNDS,
     weighted_worlds,
 )
 from bazarsim.core.cards import SEATS, parse_seat
@@ -146,11 +148,15 @@ def draw_cap(ess: float) -> int:
 
 def weighted_sample(evidence: Evidence, own: int, fixed, forbid, counts, played: int,
                     played_by, ess: float, key: int, max_draws: int | None = None,
-                    enumerate_max: int = ENUMERATE, pilot: int = PILOT,
-                    theta: np.ndarray | None = None) -> WeightedWorlds:
+                    enumerate_max: int = ENUMERATE, pilot: int | None = None,
+                    pilot_rounds: int = PILOT_ROUNDS, theta: np.ndarray | None = None
+                    ) -> WeightedWorlds:
     """The worlds of a view (the kernels' seats) weighted by the auction: draws until the
     effective sample size reaches ``ess`` or the cap (:func:`draw_cap`). ``theta``
-    (``[4, 32]``, NaN before the first use): the card weights to start from, updated."""
+    (``[4, 32]``, NaN before the first use): the card weights to start from, updated.
+    ``pilot``: draws a pilot round (default: half the ESS asked, 64 to 256)."""
+    if pilot is None:
+        pilot = int(min(PILOT, max(MIN_PILOT, ess // 2)))
     if not 1 <= ess <= MAX_ESS:
         raise BazarsimError(f"effective sample size {ess}: use 1 .. {MAX_ESS:,}", str(ess))
     cap = draw_cap(ess) if max_draws is None else int(max_draws)
@@ -166,7 +172,8 @@ def weighted_sample(evidence: Evidence, own: int, fixed, forbid, counts, played:
         np.int64(evidence.me), np.int64(own), np.asarray(fixed, np.int64),
         np.asarray(forbid, np.int64), np.asarray(counts, np.int64), np.int64(played),
         np.asarray(played_by, np.int64), float(ess), np.int64(cap), np.int64(enumerate_max),
-        np.int64(pilot), warm, theta, np.uint64(key), *evidence.kernel_args(), out_h, out_w)
+        np.int64(pilot), np.int64(pilot_rounds), warm, theta, np.uint64(key),
+        *evidence.kernel_args(), out_h, out_w)
     if k == 0:
         raise BazarsimError("no deal is consistent with the cards seen and played")
     w = out_w[:k]

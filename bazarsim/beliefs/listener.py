@@ -27,11 +27,12 @@ from bazarsim.players.view import PlayerView
 from bazarsim.rules.play import contract_play
 
 # a decision takes every consistent world when there are at most this many per world
-# asked, and its pilot rounds draw this many per world asked (at least MIN_PILOT); the
-# card weights carry over from a seat's previous decision in the deal (one pilot round)
+# asked, and its pilot rounds (COLD_ROUNDS for a seat's first decision in a deal, then one:
+# the card weights carry over) draw this many per world asked (at least MIN_PILOT)
 ENUMERATE_PER_WORLD = 4
-PILOT_PER_WORLD = 8
+PILOT_PER_WORLD = 4
 MIN_PILOT = 64
+COLD_ROUNDS = 2
 
 
 def resample(weights: np.ndarray, n: int, u: float) -> np.ndarray:
@@ -100,7 +101,8 @@ class ListeningPimcPlayer(PimcPlayer):
         ww = weighted_sample(ev, view.hand, fixed, forbid, counts, int(gone) | in_trick,
                              played_by, float(self.worlds), int(key),
                              enumerate_max=ENUMERATE_PER_WORLD * self.worlds,
-                             pilot=max(MIN_PILOT, PILOT_PER_WORLD * self.worlds), theta=theta)
+                             pilot=max(MIN_PILOT, PILOT_PER_WORLD * self.worlds),
+                             pilot_rounds=COLD_ROUNDS, theta=theta)
         if ww.exhaustive and ww.n <= self.worlds:  # every world, exactly weighted
             worlds, weights = ww.hands, ww.weights
         else:

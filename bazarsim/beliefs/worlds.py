@@ -47,8 +47,9 @@ from bazarsim.players.worlds import (
 ENUMERATE = 2000  # infer: at most this many consistent worlds are all taken, exactly weighted
 MAX_DRAWS_PER_ESS = 50  # the cap of draws, per world of ESS asked for
 MIN_CAP = 2000
-PILOT = 256  # infer: draws of each pilot round
-PILOT_ROUNDS = 4
+PILOT = 256  # infer: the most draws of a pilot round (half the ESS asked, at least 64)
+MIN_PILOT = 64
+PILOT_ROUNDS = 4  # infer's; a cold decision of a listening player takes 2
 FIT_SWEEPS = 6
 SHRINK = 20.0  # pseudo-draws pulling a pilot's card shares toward the proposal's
 DEFENSIVE = 0.1  # the uniform's share of the mixture: no weight above 1 / DEFENSIVE times
@@ -224,16 +225,17 @@ def _mixture_draw(beta, total, cards, m, allowed, seats, theta, need, z, classes
 
 @nb.njit(cache=True)
 def weighted_worlds(me, own, fixed, forbid, counts, played, played_by, ess_target, max_draws,
-                    enumerate_max, pilot, warm, theta_seats, key, rows, n_rows, ctx_ints,
-                    ctx_low, ctx_cap, ctx_need, thr, ctx_f, rates, T, trump_masks, kinds, lvl0,
-                    n_levels, out_hands, out_w):
+                    enumerate_max, pilot, pilot_rounds, warm, theta_seats, key, rows, n_rows,
+                    ctx_ints, ctx_low, ctx_cap, ctx_need, thr, ctx_f, rates, T, trump_masks,
+                    kinds, lvl0, n_levels, out_hands, out_w):
     """Worlds of seat ``me``'s view with their posterior weights (see the module
     docstring), written to ``out_hands[:k]`` (4 hands, the view's seats) and
     ``out_w[:k]``. ``played``: every card gone from the hands; ``played_by[s]``: the cards
     seat ``s`` played. At most ``enumerate_max`` consistent worlds are all taken; else
-    ``pilot`` draws a pilot round. ``theta_seats[s, card]``: the card weights per seat,
-    read as the start when ``warm`` (one pilot round, not a uniform one first) and written
-    back, so that a player's next decision starts where this one ended.
+    ``pilot`` draws in each of ``pilot_rounds`` pilot rounds. ``theta_seats[s, card]``:
+    the card weights per seat, read as the start when ``warm`` (one pilot round, not a
+    uniform one first) and written back, so that a player's next decision starts where
+    this one ended.
     Returns ``(k, draws, ess, exhaustive)``; ``k`` is 0 when no world fits the play."""
     seats = other_seats(me)
     free, allowed, need = view_arrays(me, own, fixed, forbid, counts, played)
@@ -244,7 +246,7 @@ def weighted_worlds(me, own, fixed, forbid, counts, played, played_by, ess_targe
     cells = np.zeros(N_KINDS, np.int64)
     make = np.zeros((N_KINDS, n_levels + 1))
     opp = np.zeros((N_KINDS, n_levels + 1))
-    scratch = np.zeros(8 + N_KINDS * (n_levels + 1) + 4)
+    scratch = np.zeros(8 + N_KINDS * (n_levels + 2) + 4)
     hands = np.zeros(4, np.int64)
     if total == 0:
         return 0, 0, 0.0, True
@@ -282,7 +284,7 @@ def weighted_worlds(me, own, fixed, forbid, counts, played, played_by, ess_targe
     pilot_w = np.zeros(pilot)
     pilot_h = np.zeros((pilot, 4), np.int64)
     beta = DEFENSIVE if warm else 1.0  # a cold start's first round is uniform draws
-    rounds = 1 if warm else PILOT_ROUNDS
+    rounds = 1 if warm else pilot_rounds
     for rnd in range(rounds):
         # tempered: the early rounds fit the proposal to likelihood^tau, flatter than the
         # posterior, so that their few draws still say which way each card leans
