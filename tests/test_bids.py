@@ -8,7 +8,9 @@ class or aggregation in the streamed table shows up as a different number.
 from __future__ import annotations
 
 import math
+import warnings
 from collections import defaultdict
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -17,7 +19,19 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from bazarsim.analysis.bids import bid_table, compare_bids, parse_by, ruleset_bids
+from bazarsim.analysis.bids import (
+    MAX_TOTAL,
+    Bid,
+    BidStudy,
+    Classer,
+    _Cell,
+    _mark_best,
+    _rows,
+    bid_table,
+    compare_bids,
+    parse_by,
+    ruleset_bids,
+)
 from bazarsim.cli import app
 from bazarsim.core.cards import SEATS, parse_hand
 from bazarsim.core.contracts import KIND_NAMES, Contract
@@ -266,3 +280,96 @@ def test_dd_with_constraints_and_shards_equals_one_run(tmp_path):
     assert one.equals(both.reset_index(drop=True))
     assert (one["S"].astype(np.uint32) == parse_hand("AJ9.K7.Q.T8")).all()
     assert (np.bitwise_count(one["N"].to_numpy().astype(np.uint32) >> 8 & 0xFF) >= 3).all()
+
+
+def _group(*scores):
+    """Rows of one class as ``_rows`` hands them to ``_mark_best``: bids 8H, 9H, ..."""
+    return [{"bid": f"{8 + i}H", "expected_score": float(s), "best": False,
+             "best_call": "", "margin": math.nan} for i, s in enumerate(scores)]
+
+
+def test_mark_best_passes_unless_a_bid_gains():
+    # the top bid breaks even (0): passing (0) is as good, so the call is pass
+    even = _group(0.0, -2.0)
+    _mark_best(even)
+    assert [r["best_call"] for r in even] == ["pass", "pass"]
+    assert not any(r["best"] for r in even)
+    assert even[0]["margin"] == 0.0 and math.isnan(even[1]["margin"])
+    # a top bid gaining half a point is the call, whatever passing gives
+    small = _group(-1.0, 0.5)
+    _mark_best(small)
+    assert [r["best_call"] for r in small] == ["9H", "9H"]
+    assert [r["best"] for r in small] == [False, True]
+    assert small[1]["margin"] == 0.5 and math.isnan(small[0]["margin"])  # 0.5 - max(-1, 0)
+    # the lead is over the second best bid (2.5), not over the third
+    three = _group(3.0, 1.0, 2.5)
+    _mark_best(three)
+    assert three[0]["best"] and three[0]["margin"] == 0.5
+    assert {r["best_call"] for r in three} == {"8H"}
+
+
+def _study(bids, classers=()):
+    return BidStudy(Path("hand-built"), {}, get_ruleset("bazar"), list(bids), list(classers),
+                    (0,), 0, (1,), "dd")
+
+
+def test_rows_breakeven_and_columns():
+    """Break-even P(make) = -s_failed / (s_made - s_failed), only where the bid both made
+    and failed and making scores more than failing; no 0/0 on the way (no warning)."""
+    # (made of 4, score sum over the made deals, over the failed ones, break-even)
+    cases = [(2, 20.0, -60.0, 0.75),     # s_made 10, s_failed -30: 30 / 40
+             (2, 1.0, -0.5, 1 / 3),      # s_made 0.5, s_failed -0.25: 0.25 / 0.75
+             (2, -10.0, -10.0, None),    # s_made = s_failed: no break-even
+             (2, -20.0, -10.0, None),    # making scores less than failing
+             (0, 0.0, -40.0, None),      # never made
+             (4, 40.0, 0.0, None)]       # never failed
+    bids = [Bid(1, 8 + i) for i in range(len(cases))]
+    cells = {}
+    for bid, (made, s_made, s_failed, _) in zip(bids, cases, strict=True):
+        one = np.ones(1)
+        cells[bid] = _Cell(4 * one, made * one, 0 * one, (s_made + s_failed) * one,
+                           1e4 * one, s_made * one, s_failed * one)
+    hist = np.zeros((1, MAX_TOTAL), np.int64)
+    hist[0, 80] = hist[0, 100] = 2
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        rows = _rows(_study(bids), cells, {1: hist}, 0.95)
+    assert [r["bid"] for r in rows] == [b.label for b in bids]
+    for r, (made, _m, _f, want) in zip(rows, cases, strict=True):
+        assert r["made"] == made
+        if want is None:
+            assert math.isnan(r["breakeven_p"]), r
+        else:
+            assert math.isclose(r["breakeven_p"], want), r
+    # the columns json and csv print, in their order
+    assert list(rows[0]) == [
+        "kind", "level", "capot", "bid", "n", "made", "p_make", "ci_low", "ci_high",
+        "p_capot", "mean_total", "sd_total", "q1_total", "median_total", "q3_total",
+        "expected_score", "se_score", "breakeven_p", "best", "best_call", "margin", "play"]
+
+
+def test_side_totals_stay_in_their_class(monkeypatch):
+    """Side totals out of 0..1023 (bela or declarations set by ``simulate -o``, e.g.
+    declarations.bela_value=1000 or -500) go to the histogram's end bins of their own class:
+    another class's totals and quartiles are untouched, and 1023 itself is kept."""
+    aces = np.array([0, 1, 2, 3, 3])
+    own = np.array([[100, 62], [100, 62], [100, 62], [10, 152], [20, 142]])
+    decl = np.array([[903, 0], [0, 0], [0, 0], [0, 0], [0, 0]])
+    bela = np.array([[20, 0], [-500, 0], [1000, 0], [0, 0], [0, 0]])
+    side_total = own[:, 0] + decl[:, 0] + bela[:, 0]
+    assert side_total.tolist() == [1023, -400, 1100, 10, 20]
+    row = {"side": 0, "points": own, "tricks": np.full((5, 2), 4), "declarations": decl,
+           "bela": bela, "capot_side": np.full(5, -1), "side_total": side_total, "kind": 1,
+           "seat": 0, "feature": lambda f, kind=None: aces}
+    study = _study([Bid(1, 8)], [Classer("aces")])
+    monkeypatch.setattr("bazarsim.analysis.bids.open_study", lambda *a, **k: study)
+    monkeypatch.setattr("bazarsim.analysis.bids.declarer_rows", lambda *a, **k: iter([row]))
+    rows = {r["aces"]: r for r in bid_table("hand-built", by=["aces"])}
+    assert sorted(rows) == ["0", "1", "2", "3"]
+    assert [rows[a]["n"] for a in "0123"] == [1, 1, 1, 2]
+    top = rows["0"]
+    assert (top["mean_total"], top["sd_total"]) == (1023.0, 0.0)
+    assert (top["q1_total"], top["median_total"], top["q3_total"]) == (1023.0,) * 3
+    low = rows["3"]  # totals 10 and 20
+    assert (low["mean_total"], low["sd_total"]) == (15.0, 5.0)
+    assert (low["q1_total"], low["median_total"], low["q3_total"]) == (10.0, 10.0, 20.0)

@@ -151,3 +151,71 @@ def check_against_exact_odds(tmp_path, deals: int) -> None:
         assert r["lo"] <= r["exact"] <= r["hi"], r
         checked += 1
     assert checked >= 30
+
+
+def _hands_of(path) -> np.ndarray:
+    """Every hand of a dataset, read from its part files with pyarrow alone."""
+    import pyarrow.parquet as pq
+
+    parts = sorted(path.glob("part-*.parquet"))
+    return np.concatenate([pq.read_table(p, columns=["N", "E", "S", "W"]).to_pandas()
+                           .to_numpy(np.uint32).reshape(-1) for p in parts])
+
+
+def test_table_reads_the_ruleset_and_options_of_the_dataset(tmp_path):
+    """A bela-hr dataset (no BK: no BK four row) in one part, whose options make four jacks
+    the only four of a kind that scores: the scoring fours are counted and valued as such,
+    the exact value being C(28, 4) / C(32, 8) (the other four of the eight cards among the
+    28 others), as for any other one rank."""
+    rs = get_ruleset("bela-hr", **{"declarations.four_values": {
+        "J": 200, "9": 0, "A": 0, "T": 0, "K": 0, "Q": 0}})
+    run_simulation(Simulation(deals=200, seed=5, ruleset=rs, kinds=("H",), columns="lean",
+                              chunk=1000, writers=1), tmp_path)
+    assert len(list(tmp_path.glob("part-*.parquet"))) == 1
+    rows = frequency_table(tmp_path)
+    by_name = {(r["scope"], r["feature"]): r for r in rows}
+    naive = [naive_features(int(h)) for h in _hands_of(tmp_path)]
+    assert len(naive) == 800
+    assert {f for s, f in by_name if s == "hand"} == set(naive[0]) - {
+        "four_of_a_kind_scoring_bk"}
+    one_rank = math.comb(28, 4) / math.comb(32, 8)
+    four = by_name[("hand", "four_of_a_kind_scoring")]
+    assert (four["count"], four["n"]) == (sum(f["four_jacks"] for f in naive), 800)
+    assert four["exact"] == pytest.approx(one_rank, rel=1e-12)
+    assert by_name[("hand", "four_aces")]["exact"] == pytest.approx(one_rank, rel=1e-12)
+
+
+def test_table_of_a_dataset_with_fixed_cards_has_no_exact_odds(tmp_path):
+    """Deals dealt with the jack of hearts fixed to North (--fix alone, no --where): the
+    unconditional exact odds do not apply, pooled or grouped by dealer."""
+    from bazarsim.deals.constraints import parse_constraints
+
+    run_simulation(Simulation(deals=40, seed=5, constraints=parse_constraints(["N:JH"]),
+                              kinds=("H",), columns="lean"), tmp_path)
+    rows = frequency_table(tmp_path)
+    jack = next(r for r in rows if r["feature"] == "jack_trump")
+    assert (jack["count"], jack["n"]) == (40, 160)
+    for grouped in (rows, frequency_table(tmp_path, by="dealer")):
+        assert grouped and all(r["exact"] is None and r["z"] is None for r in grouped)
+
+
+def test_table_of_a_damaged_page_names_the_dataset(tmp_path):
+    """North's column damaged under an intact footer: one error line naming the dataset."""
+    import re
+
+    import pyarrow.parquet as pq
+
+    from bazarsim.store.parts import StoreError
+
+    run_simulation(Simulation(deals=40, seed=5, kinds=("H",), columns="lean", chunk=1000,
+                              writers=1), tmp_path)
+    (part,) = sorted(tmp_path.glob("part-*.parquet"))
+    meta = pq.ParquetFile(part).metadata
+    names = [meta.schema.column(i).name for i in range(meta.num_columns)]
+    chunk = meta.row_group(0).column(names.index("N"))
+    start = chunk.dictionary_page_offset or chunk.data_page_offset
+    data = bytearray(part.read_bytes())
+    data[start:start + 32] = b"\xff" * 32  # the first page header of the column
+    part.write_bytes(bytes(data))
+    with pytest.raises(StoreError, match=re.escape(repr(str(tmp_path)))):
+        frequency_table(tmp_path)

@@ -169,7 +169,7 @@ def _played_after_tricks(rs, hands, con, dealer, tricks):
     """``(seat, card)`` of the first ``tricks`` tricks, each seat playing its lowest legal
     card."""
     play = contract_play(rs, con.kind)
-    from bazarsim.players.view import _next_seat, _winner
+    from bazarsim.players.view import next_seat, winner_seat
     from bazarsim.rules.play import legal_cards
 
     cur = list(hands)
@@ -178,7 +178,7 @@ def _played_after_tricks(rs, hands, con, dealer, tricks):
     for _t in range(tricks):
         trick = []
         for i in range(4):
-            s = _next_seat(leader, i, rs)
+            s = next_seat(leader, i, rs)
             tr = np.zeros(4, np.int64)
             tr[:i] = trick
             legal = int(legal_cards(np.int64(cur[s]), tr, i, play.strength, play.above,
@@ -187,7 +187,7 @@ def _played_after_tricks(rs, hands, con, dealer, tricks):
             trick.append(c)
             cur[s] &= ~(1 << c)
             out.append((s, c))
-        leader = _winner(trick, leader, rs, con.kind)
+        leader = winner_seat(trick, leader, rs, con.kind)
     return out
 
 
@@ -271,7 +271,7 @@ def format_hand_text(mask: int) -> str:
     (["--auction", "8H P P P P", "--played", "AS"], "in S's hand"),
     (["--auction", "8H", "--ess", "0"], "--ess 0"),
     (["--auction", "8H", "--score", "abc"], "--score 'abc'"),
-    (["--auction", "8H", "--kind", "Q"], "contract kind"),
+    (["--auction", "8H", "--kinds", "Q"], "contract kind"),
 ])
 def test_infer_bad_input_is_one_error_line(tmp_path, args, message):
     rs = get_ruleset("bazar")
@@ -292,7 +292,7 @@ def test_infer_table_and_page(tmp_path):
     synthetic_model(rs).save(model)
     page = tmp_path / "infer.html"
     r = runner.invoke(app, ["infer", "AJ9.K7.Q.T8", "--seat", "S", "--dealer", "N",
-                            "--auction", "P 10H P", "--model", str(model), "-n", "200",
+                            "--auction", "P 10H P", "--model", str(model), "--ess", "200",
                             "--html", str(page)])
     assert r.exit_code == 0, r.output
     assert "ESS" in r.output and "JH" in r.output

@@ -261,3 +261,42 @@ def test_the_cases_reach_every_branch(kept):
     assert not seen["pass-x"][0] and seen["spades-0.99"][0]
     assert seen["ties-0.8"][1] and not seen["spades-0.99"][1]
     assert seen["ties-0.8"][2] and not seen["ties-0.99"][2]
+
+
+# --------------------------------------------------------------------------- score_sample by hand
+
+
+# A full deal whose only declaration is North's four aces (no run of three in any hand, no
+# other four, K and Q of hearts in two hands): 100 in belote-fr, 110 in bazar.
+FOUR_ACES_DEAL = ("AS AH AD AC 7S 9H JD KC", "8S TS QS 8H JH 8D TD JC",
+                  "7H TH QH 7D 9D QD 7C 9C", "9S JS KS KH KD 8C TC QC")
+
+
+@pytest.mark.parametrize("contra, score", [(0, 138), (1, 276), (2, 552)])
+def test_score_sample_of_a_belote_fr_deal_by_hand(contra, score):
+    """belote-fr, hearts, North (N-S) declaring, DD tables given (N-S 100 of the 162
+    points, no capot): the side's total is 100 + the four aces (100 in belote-fr) = 200
+    against E-W's 62; the bidders score more, so the contract makes and each side writes
+    its own, times 2 under contra and 4 under recontra: (200 - 62) x 1, 2, 4."""
+    from bazarsim.analysis.bids import Bid
+    from bazarsim.analysis.hand import score_sample
+    from bazarsim.core.cards import parse_cards
+    from bazarsim.rules.rulesets import get_ruleset
+
+    deals = np.array([[parse_cards(h) for h in FOUR_ACES_DEAL]], np.uint32)
+    dd = {"H_total": np.array([162]), "H_ns_points": np.array([100]),
+          "H_capot_ns": np.array([False]), "H_capot_ew": np.array([False])}
+    s = score_sample(deals, 3, 0, get_ruleset("belote-fr"), (1,), (Bid(1, 0),), contra, dd)
+    assert s.total.tolist() == [[200]] and s.capot.tolist() == [[False]]
+    assert s.made.tolist() == [[True]] and s.score.tolist() == [[score]]
+
+
+def test_rank_bids_of_an_empty_sample():
+    """No deal yet: every bid's mean and P(make) count as 0, so the ruleset's order."""
+    from bazarsim.analysis.bids import Bid
+    from bazarsim.analysis.hand import Sample, rank_bids
+
+    bids = (Bid(1, 8), Bid(1, 9), Bid(1, 10))
+    empty = Sample(bids, (1,), np.zeros((3, 0), bool), np.zeros((3, 0), np.int64),
+                   np.zeros((1, 0), np.int64), np.zeros((1, 0), bool))
+    assert rank_bids(empty) == [0, 1, 2]

@@ -755,3 +755,39 @@ def test_break_even_blank_at_a_spread_of_1e_9():
     eq[1, 0] = 2e-9
     got = thresholds({"eq": eq, "target": 10, "rules": 0, "outcomes": _eq_rows(rows)}, 10)
     assert (got["thresholds"] == 1.0).all()
+
+
+@pytest.mark.parametrize("p, want", [
+    # break-even at (A deals next, 0:0), (A does not, 10:10), (A deals, 0:10), (A does not,
+    # 10:0) -> base (2 x 0.3 + 0.0) / 3, behind 0.1 - 0.2, ahead 0.9 - 0.2 held at +0.5
+    ((0.3, 0.0, 0.1, 0.9), (0.2, -0.1, 0.5)),
+    # base (2 x 0.9 + 0.6) / 3 = 0.8: behind 0.1 - 0.8 held at -0.5, ahead 0.7 - 0.8
+    ((0.9, 0.6, 0.1, 0.7), (0.8, -0.5, -0.1)),
+])
+def test_derived_rules_by_hand(monkeypatch, p, want):
+    """Target 20, 10-point bins (0 and 10): A ahead or behind by 10 falls in the small
+    bands (a tenth of 20: 2), too far from the end (a third: 6) for the big ones. The
+    break-even map is set by hand; the rows visit 0:0 twice and 10:10 once (no band), 0:10
+    twice with A dealing next and once without (a bin blank there: left out, visits
+    counted), and 10:0 once: a band reached by a single deal still has its mean. Shifts
+    beyond 0.5 either way are held at 0.5."""
+    import bazarsim.matches.equity as equity
+    from bazarsim.matches.policy import Policy
+
+    _base_deals, _base_other, behind, ahead = p
+    table = np.full((2, 2, 2), 0.5)  # [A deals next, A's bin, B's bin]; 0.5: never visited
+    table[1, 0, 0], table[0, 1, 1], table[1, 0, 1], table[0, 1, 0] = p
+    table[0, 0, 1] = np.nan
+    monkeypatch.setattr(equity, "thresholds",
+                        lambda result, step: {"grid": [0, 10], "thresholds": table})
+    rows = [(1, 0, 0), (1, 3, 9), (0, 10, 10), (1, 0, 10), (1, 5, 19), (0, 2, 12), (0, 19, 0)]
+    result = {"target": 20, "outcomes": _eq_rows([r + (-1, 0, 0, 0, -1) for r in rows])}
+    rules, report = equity.derived_rules(result, 10, Policy(name="x"))
+    base, behind_shift, ahead_shift = want
+    assert report["base_break_even"] == pytest.approx(base, rel=1e-12)
+    got = [(b["when"], b["by"], b["near"], b["visits"], b["shift"]) for b in report["bands"]]
+    assert got == [("behind", 2, 0, 3.0, behind_shift), ("ahead", 2, 0, 1.0, ahead_shift)]
+    assert [b["break_even"] for b in report["bands"]] == pytest.approx([behind, ahead],
+                                                                       rel=1e-12)
+    assert [(r.when, r.by, r.near, r.shift) for r in rules] == [
+        ("behind", 2, 0, behind_shift), ("ahead", 2, 0, ahead_shift)]

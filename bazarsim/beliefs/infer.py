@@ -23,9 +23,7 @@ from bazarsim.core.errors import BazarsimError
 from bazarsim.deals.generator import seed_key
 from bazarsim.evaluate.hands import evaluate_hands
 from bazarsim.players.pimc import I_LIMITS, I_VOIDS
-from bazarsim.players.view import PlayerView
-from bazarsim.players.view import _next_seat as next_seat
-from bazarsim.players.view import _winner as trick_winner_seat
+from bazarsim.players.view import PlayerView, next_seat, winner_seat
 from bazarsim.rules.auction import run_auction
 from bazarsim.rules.play import contract_play, legal_cards
 from bazarsim.rules.rulesets import Ruleset
@@ -130,7 +128,7 @@ def play_view(rs: Ruleset, hand: int, seat: int, dealer: int, contract,
         history.append((who, c))
         trick.append(c)
         if len(trick) == 4:
-            to_lead = trick_winner_seat(trick, to_lead, rs, contract.kind)
+            to_lead = winner_seat(trick, to_lead, rs, contract.kind)
             trick = []
     return PlayerView(rs, contract, dealer, leader, seat, own, history)
 

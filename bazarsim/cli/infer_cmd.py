@@ -13,6 +13,7 @@ from bazarsim.cli.common import (
     DEFAULT_SEED,
     Format,
     FormatOpt,
+    KindOpt,
     OptionOpt,
     RulesetOpt,
     SeedOpt,
@@ -65,11 +66,9 @@ def infer_command(
     model: Annotated[str | None, typer.Option(
         "--model", help="The hand model behind the policies (a bazarsim fit file; default: "
         "the one shipped for the ruleset).")] = None,
-    kind: Annotated[str | None, typer.Option(
-        "--kind", help="Contract kind of the points and strength columns (default: the "
-        "last bid's, BK without one).")] = None,
+    kind: KindOpt = None,
     ess: Annotated[int, typer.Option(
-        "--ess", "-n", help="Effective sample size of the weighted worlds to reach (more "
+        "--ess", help="Effective sample size of the weighted worlds to reach (more "
         "draws are made until it is, within 50 draws per world asked).")] = 1000,
     score: Annotated[str | None, typer.Option(
         "--score", help="Match score, this seat's side first (120-80), for policies with "
@@ -88,7 +87,8 @@ def infer_command(
     seats' calls were with those cards (under the policy assumed for each: docs/
     auction-inference.md), and give per other seat: expected card points and strength,
     suit lengths, the chance it holds each jack and nine (every card with -f json|csv),
-    and bela, with the effective sample size (ESS) behind them."""
+    and bela, with the effective sample size (ESS) behind them. Points and strength are
+    counted in the contract kind of --kinds (default: the last bid's, BK without one)."""
     from bazarsim.beliefs.calls import check_listenable
     from bazarsim.beliefs.evidence import Evidence, load_hand_model, parse_seat_policies
     from bazarsim.beliefs.infer import infer

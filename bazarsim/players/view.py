@@ -120,13 +120,13 @@ class PlayerView:
         for _s, c in self.history:
             cards.append(c)
             if len(cards) == 4:
-                leader = _winner(cards, leader, self.ruleset, self.kind)
+                leader = winner_seat(cards, leader, self.ruleset, self.kind)
                 cards = []
         return leader, cards
 
     def to_play(self) -> int:
         leader, cards = self.trick()
-        return _next_seat(leader, len(cards), self.ruleset)
+        return next_seat(leader, len(cards), self.ruleset)
 
     def legal(self) -> int:
         play = contract_play(self.ruleset, self.kind)
@@ -209,16 +209,18 @@ def _before(hist, card) -> set[int]:
     return out
 
 
-def _next_seat(leader: int, n: int, rs: Ruleset) -> int:
+def next_seat(leader: int, n: int, rs: Ruleset) -> int:
+    """The seat playing the ``n``-th card of a trick led by ``leader``."""
     step = -1 if rs.play.direction == "counterclockwise" else 1
     return (leader + step * n) % 4
 
 
-def _winner(cards: list[int], leader: int, rs: Ruleset, kind: int) -> int:
+def winner_seat(cards: list[int], leader: int, rs: Ruleset, kind: int) -> int:
+    """The seat that wins the full trick ``cards`` led by ``leader``."""
     play = contract_play(rs, kind)
     tr = np.array(cards, np.int64)
     i = int(trick_winner(tr, 4, play.rules[0], play.strength))
-    return _next_seat(leader, i, rs)
+    return next_seat(leader, i, rs)
 
 
 def _walk(hist, leader, rs: Ruleset, kind: int):
@@ -228,10 +230,10 @@ def _walk(hist, leader, rs: Ruleset, kind: int):
     for turn, (_s, c) in enumerate(hist):
         tr = np.zeros(4, np.int64)
         tr[: len(cards)] = cards
-        yield turn, _next_seat(leader, len(cards), rs), tr, len(cards)
+        yield turn, next_seat(leader, len(cards), rs), tr, len(cards)
         cards.append(c)
         if len(cards) == 4:
-            leader = _winner(cards, leader, rs, kind)
+            leader = winner_seat(cards, leader, rs, kind)
             cards = []
 
 
