@@ -40,9 +40,10 @@ run: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.run
 
-## mutants: mutation testing of the functions that compute printed numbers (mutmut; about
-## 45 minutes on 2 quiet cores by the first, partial runs' rate, outside CI) into reports/mutants.md and .json; fails below
-## a 95 % kill rate of the non-equivalent mutants (benchmarks/mutants.py)
+## mutants: mutation testing of the functions that compute printed numbers (mutmut, outside
+## CI; the first full run took 70 minutes on 2 cores: reports/mutants-notes.md) into
+## reports/mutants.md and .json; fails below a 95 % kill rate of the non-equivalent mutants
+## (benchmarks/mutants.py)
 mutants: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[mutation]'
 	$(BIN)/python -m benchmarks.mutants

@@ -298,3 +298,17 @@ def test_infer_table_and_page(tmp_path):
     assert "ESS" in r.output and "JH" in r.output
     text_ = page.read_text()
     assert "<svg" in text_ and "P(holds)" in text_
+
+
+def test_a_call_the_policy_never_makes_is_named(tmp_path):
+    """careful never opens above the lowest level (no jumps): E's opening 9H is weighed by
+    the floor alone, and infer says so; E's 8H is heard."""
+    rs = get_ruleset("bazar")
+    model = tmp_path / "model.json"
+    synthetic_model(rs).save(model)
+    base = ["infer", "AJ9.K7.Q.T8", "--seat", "S", "--dealer", "N", "--model", str(model),
+            "--ess", "100", "-f", "json"]
+    jump = json.loads(runner.invoke(app, [*base, "--auction", "9H"]).output)
+    assert jump["silent_calls"] == ["E 9H"]
+    low = json.loads(runner.invoke(app, [*base, "--auction", "8H"]).output)
+    assert low["silent_calls"] == []

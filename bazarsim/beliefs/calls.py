@@ -557,5 +557,17 @@ class CallModel:
                          self.n_levels, out)
         return float(out[0])
 
+    def soft_of_row(self, row: int, hands) -> np.ndarray:
+        """P_soft of one context row's call (the floor left out) for each of ``hands``."""
+        floats = self.floats.copy()
+        floats[row, 2] = 0.0
+        hands = np.ascontiguousarray(hands, np.int64).reshape(-1)
+        out = np.empty(len(hands))
+        c = self.contexts
+        hands_likelihood(hands, np.array([row], np.int64), self.ints, c.low, c.cap_low,
+                         c.need, c.thresholds, floats, self.model.rates, self.T,
+                         self.trump_masks, self.kinds, self.lvl0, self.n_levels, out)
+        return out
+
     def describe(self) -> list[str]:
         return [f"{SEATS[s]} {call}" for s, call in self.contexts.calls]

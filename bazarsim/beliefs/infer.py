@@ -75,6 +75,7 @@ class Inference:
     seats: list[SeatBelief] = field(default_factory=list)
     seed: int = 7
     ess_asked: float = 0.0
+    silent: list[str] = field(default_factory=list)  # calls the policies never make here
 
     def as_dict(self) -> dict:
         w = self.worlds
@@ -84,6 +85,7 @@ class Inference:
                 "kind": KIND_NAMES[self.kind], "seed": self.seed,
                 "ess": round(w.ess, 1), "ess_asked": self.ess_asked, "draws": w.draws,
                 "exhaustive": w.exhaustive, "capped": w.capped,
+                "silent_calls": self.silent,
                 "seats": [s.as_dict() for s in self.seats]}
 
 
@@ -176,7 +178,21 @@ def infer(rs: Ruleset, hand: int, seat: int, dealer: int, auction: str,
                              key)
     beliefs = [_seat_belief(rs, worlds, s, evidence, played_by, kind)
                for s in range(4) if s != seat]
-    return Inference(rs, seat, dealer, auction, played, kind, worlds, beliefs, seed, ess)
+    return Inference(rs, seat, dealer, auction, played, kind, worlds, beliefs, seed, ess,
+                     silent_calls(evidence, worlds, played_by))
+
+
+def silent_calls(evidence: Evidence, worlds: WeightedWorlds, played_by) -> list[str]:
+    """The other seats' calls that the policy assumed for them makes with none of the
+    worlds' hands (soft probability below 1e-3 in every world): only the floor weighs
+    them, so they say nothing of the hands (e.g. a jump the policy never makes)."""
+    cm = evidence.model
+    out = []
+    for row, (s, call) in enumerate(cm.contexts.calls):
+        dealt = worlds.hands[:, s] | played_by[s]
+        if cm.soft_of_row(row, dealt).max() < 1e-3:
+            out.append(f"{SEATS[s]} {call}")
+    return out
 
 
 def _seat_belief(rs: Ruleset, worlds: WeightedWorlds, s: int, evidence: Evidence,

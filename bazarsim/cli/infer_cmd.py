@@ -146,6 +146,11 @@ def _emit(res, fmt: Format) -> None:
     how = ("every consistent deal, exactly weighted" if w.exhaustive else
            f"ESS {w.ess:,.0f} from {w.draws:,} weighted draws")
     notes = [f"{how}; ± one standard error."]
+    if res.silent:
+        names = ", ".join(res.silent)
+        notes.append(f"not heard: {names} (the policy assumed makes no such call with the "
+                     "hands of these worlds; only the floor weighs it, so it says nothing of "
+                     "the hands)")
     if w.capped:
         notes.append(f"the draws stopped at the cap ({w.draws:,}) before the ESS asked "
                      f"({res.ess_asked:,.0f}): the auction is very unlikely under the "
