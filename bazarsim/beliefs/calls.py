@@ -117,14 +117,15 @@ def _lowest(auction: Auction, kind: int, capot: bool) -> int:
     return -1
 
 
-def _n_legal(auction: Auction) -> int:
-    """Legal calls, bids counted over the model's levels (the calls a policy can make)."""
-    rs = auction.ruleset
+def _n_legal(auction: Auction, low: np.ndarray, cap: np.ndarray) -> int:
+    """Legal calls, bids counted over the model's levels (the calls a policy can make):
+    a kind's legal bids are its levels from the lowest legal one up (``low``, ``cap``:
+    per kind, -1 without one), since a bid is only ever too low."""
+    levels = bid_levels(auction.ruleset)
     n = sum(auction.why_illegal(Call(t)) is None for t in (PASS, CONTRA, RECONTRA))
-    for kind in rs.kinds:
-        for capot in (False, True) if rs.auction.capot_bids else (False,):
-            n += sum(auction.why_illegal(Call(BID, lv, kind, capot)) is None
-                     for lv in bid_levels(rs))
+    for first in (*low, *cap):
+        if first >= 0:
+            n += sum(1 for lv in levels if lv >= first)
     return max(n, 1)
 
 
@@ -169,7 +170,8 @@ def call_contexts(auction_calls: list[tuple[int, Call]], dealer: int, rs: Rulese
                 thresholds=[p.open_make, p.overcall_make, p.support_make, p.capot_make,
                             p.contra_fail, p.recontra_make],
                 shift=p.shift(own, other, target), softness=p.likelihood_softness,
-                floor=p.likelihood_floor, n_legal=_n_legal(auction), call=(seat, call)))
+                floor=p.likelihood_floor, n_legal=_n_legal(auction, low, cap),
+                call=(seat, call)))
         auction.call(call)
 
     def col(name, dtype, shape=()):
