@@ -286,7 +286,7 @@ def test_infer_bad_input_is_one_error_line(tmp_path, args, message):
 
 def test_infer_table_and_page(tmp_path):
     """The table names every other seat with its calls; the page is written with its heat
-    map (checked in Chromium with the other pages' tests)."""
+    map (tests/test_report_html.py checks it in Chromium)."""
     rs = get_ruleset("bazar")
     model = tmp_path / "model.json"
     synthetic_model(rs).save(model)

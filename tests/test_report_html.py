@@ -421,3 +421,25 @@ def test_playoff_page(dd_dataset, browser, tmp_path):
     for row, rec in zip(check_eq["rows"], rows, strict=True):
         for key, (v, _shown) in zip(check_eq["keys"], row, strict=True):
             assert float(v) == pytest.approx(rec[key], abs=1e-4)
+
+
+def test_infer_page(browser, tmp_path):
+    """infer --html: the heat map paints, no error; the seats table names the three other
+    seats and the key-card table shows the JSON's chances (the same seed)."""
+    from .test_beliefs import synthetic_model
+
+    model = tmp_path / "model.json"
+    synthetic_model(get_ruleset("bazar")).save(model)
+    out = tmp_path / "infer.html"
+    argv = ["infer", "AJ9.K7.Q.T8", "--seat", "S", "--dealer", "N", "--auction", "P 10H P",
+            "--model", str(model), "--ess", "200"]
+    r = run(*argv, "--html", str(out))
+    assert r.exit_code == 0, r.output
+    info = browser.check(out)
+    assert_clean(info, 1)
+    tables = page_tables(info)
+    res = json.loads(run(*argv, "-f", "json").output)
+    shown = tables["key-cards"]["rows"]
+    assert [row[0][0] for row in shown] == [s["seat"] for s in res["seats"]]
+    for row, seat in zip(shown, res["seats"], strict=True):  # cells: (text, ...)
+        assert row[3][0] == f"{100 * seat['card']['JH']:.0f}%"  # seat, JS, 9S, JH
