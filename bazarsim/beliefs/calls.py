@@ -243,7 +243,7 @@ def policy_code(make, opp, i, ctx_ints, ctx_low, ctx_cap, ctx_need, thr, shift, 
         nc = ctx_need[i, kind]
         if nc < 0:
             continue
-        need = thr[i, T_OPEN if nc == 0 else T_SUPPORT if nc == 1 else T_OVERCALL] + shift
+        need = _need(thr, i, nc, shift)
         low = ctx_low[i, kind]
         cap = ctx_cap[i, kind]
         rank = -1.0
@@ -299,7 +299,7 @@ def _breakpoints(make, opp, i, ctx_ints, ctx_low, ctx_cap, ctx_need, thr, shift,
         nc = ctx_need[i, kind]
         if nc < 0:
             continue
-        need = thr[i, T_OPEN if nc == 0 else T_SUPPORT if nc == 1 else T_OVERCALL] + shift
+        need = _need(thr, i, nc, shift)
         cap = ctx_cap[i, kind]
         low = ctx_low[i, kind]
         if cap >= 0:
@@ -327,6 +327,31 @@ def _below(b, softness, tail):
     if b <= -tail:
         return 0.0
     return _logistic(b, softness)
+
+
+@nb.njit(cache=True, inline="always")
+def _need(thr, i, nc, shift):
+    """The threshold a bid of a kind must reach: open, support or overcall (``nc``)."""
+    return thr[i, T_OPEN if nc == 0 else T_SUPPORT if nc == 1 else T_OVERCALL] + shift
+
+
+@nb.njit(cache=True)
+def _qualifies(make, i, ctx_low, ctx_cap, ctx_need, thr, shift, lvl0, n_levels, kind):
+    """The move up to which ``kind`` qualifies for a bid: its lowest legal level reaches
+    the need, or both capot tests hold (-inf: the kind cannot be bid)."""
+    nc = ctx_need[i, kind]
+    if nc < 0:
+        return -np.inf
+    need = _need(thr, i, nc, shift)
+    b = -np.inf
+    cap = ctx_cap[i, kind]
+    low = ctx_low[i, kind]
+    if cap >= 0:
+        b = min(make[kind, n_levels] - thr[i, T_CAPOT] - shift,
+                make[kind, _col(cap, False, lvl0, n_levels)] - need)
+    if low >= 0:
+        b = max(b, make[kind, _col(low, False, lvl0, n_levels)] - need)
+    return b
 
 
 @nb.njit(cache=True)
@@ -358,18 +383,8 @@ def _pass_or_double(make, opp, i, ctx_ints, ctx_low, ctx_cap, ctx_need, thr, shi
         return 0.0  # a contra or recontra the policy never makes here
     if ours == 0 and contra == 0:
         for kind in kinds:
-            nc = ctx_need[i, kind]
-            if nc < 0:
-                continue
-            need = thr[i, T_OPEN if nc == 0 else T_SUPPORT if nc == 1 else T_OVERCALL] + shift
-            low = ctx_low[i, kind]
-            cap = ctx_cap[i, kind]
-            if cap >= 0:
-                b = min(make[kind, n_levels] - thr[i, T_CAPOT] - shift,
-                        make[kind, _col(cap, False, lvl0, n_levels)] - need)
-                fire = max(fire, b)
-            if low >= 0:
-                fire = max(fire, make[kind, _col(low, False, lvl0, n_levels)] - need)
+            fire = max(fire, _qualifies(make, i, ctx_low, ctx_cap, ctx_need, thr, shift, lvl0,
+                                        n_levels, kind))
         if ctx_ints[i, 4] == 0:
             return 0.0  # the dealer may not pass
     return 1.0 - _below(fire, softness, tail)
@@ -442,18 +457,7 @@ def _bid_window(make, opp, i, ctx_ints, ctx_low, ctx_cap, ctx_need, thr, shift, 
         return 0.0, -1.0  # no bids: partner's or my bid stands, or after a contra
     if last_kind >= 0 and ctx_ints[i, 5] == 1:
         lo = 1.0 - opp[last_kind, ctx_ints[i, 3]] - thr[i, T_CONTRA] - shift
-    nc = ctx_need[i, kind]
-    if nc < 0:
-        return 0.0, -1.0
-    need = thr[i, T_OPEN if nc == 0 else T_SUPPORT if nc == 1 else T_OVERCALL] + shift
-    hi = -np.inf
-    cap = ctx_cap[i, kind]
-    low = ctx_low[i, kind]
-    if cap >= 0:
-        hi = min(make[kind, n_levels] - thr[i, T_CAPOT] - shift,
-                 make[kind, _col(cap, False, lvl0, n_levels)] - need)
-    if low >= 0:
-        hi = max(hi, make[kind, _col(low, False, lvl0, n_levels)] - need)
+    hi = _qualifies(make, i, ctx_low, ctx_cap, ctx_need, thr, shift, lvl0, n_levels, kind)
     if ctx_ints[i, 4] == 0:
         hi = np.inf  # the dealer must bid: a forced bid of any kind, at any move
     return lo, hi
