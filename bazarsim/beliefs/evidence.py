@@ -28,6 +28,7 @@ from bazarsim.beliefs.worlds import (
     MIN_PILOT,
     PILOT,
     PILOT_ROUNDS,
+    new_cache,
     weighted_worlds,
 )
 from bazarsim.core.cards import SEATS, parse_seat
@@ -149,12 +150,14 @@ def draw_cap(ess: float) -> int:
 def weighted_sample(evidence: Evidence, own: int, fixed, forbid, counts, played: int,
                     played_by, ess: float, key: int, max_draws: int | None = None,
                     enumerate_max: int = ENUMERATE, pilot: int | None = None,
-                    pilot_rounds: int = PILOT_ROUNDS, theta: np.ndarray | None = None
-                    ) -> WeightedWorlds:
+                    pilot_rounds: int = PILOT_ROUNDS, theta: np.ndarray | None = None,
+                    cache: tuple[np.ndarray, np.ndarray] | None = None) -> WeightedWorlds:
     """The worlds of a view (the kernels' seats) weighted by the auction: draws until the
     effective sample size reaches ``ess`` or the cap (:func:`draw_cap`). ``theta``
     (``[4, 32]``, NaN before the first use): the card weights to start from, updated.
-    ``pilot``: draws a pilot round (default: half the ESS asked, 64 to 256)."""
+    ``pilot``: draws a pilot round (default: half the ESS asked, 64 to 256). ``cache``
+    (:func:`~bazarsim.beliefs.worlds.new_cache`): the likelihoods of hands seen before,
+    for this evidence only."""
     if pilot is None:
         pilot = int(min(PILOT, max(MIN_PILOT, ess // 2)))
     if not 1 <= ess <= MAX_ESS:
@@ -173,7 +176,7 @@ def weighted_sample(evidence: Evidence, own: int, fixed, forbid, counts, played:
         np.asarray(forbid, np.int64), np.asarray(counts, np.int64), np.int64(played),
         np.asarray(played_by, np.int64), float(ess), np.int64(cap), np.int64(enumerate_max),
         np.int64(pilot), np.int64(pilot_rounds), warm, theta, np.uint64(key),
-        *evidence.kernel_args(), out_h, out_w)
+        *evidence.kernel_args(), *(cache if cache is not None else new_cache()), out_h, out_w)
     if k == 0:
         raise BazarsimError("no deal is consistent with the cards seen and played")
     w = out_w[:k]

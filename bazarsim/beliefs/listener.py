@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from bazarsim.beliefs.evidence import Evidence, weighted_sample
+from bazarsim.beliefs.worlds import new_cache
 from bazarsim.core.errors import BazarsimError
 from bazarsim.matches.model import HandModel
 from bazarsim.matches.policy import Policy
@@ -95,14 +96,14 @@ class ListeningPimcPlayer(PimcPlayer):
         if legal & (legal - 1) == 0:  # a forced card: nothing to sample
             return Decision(int(legal).bit_length() - 1, {}, 0)
         deal_key = (view.deal_index, view.seat, tuple(view.auction))
-        if deal_key not in self._theta:
-            self._theta = {deal_key: np.full((4, 32), np.nan)}  # a new deal: start cold
-        theta = self._theta[deal_key]
+        if deal_key not in self._theta:  # a new deal: start cold, forget the hands seen
+            self._theta = {deal_key: (np.full((4, 32), np.nan), new_cache())}
+        theta, cache = self._theta[deal_key]
         ww = weighted_sample(ev, view.hand, fixed, forbid, counts, int(gone) | in_trick,
                              played_by, float(self.worlds), int(key),
                              enumerate_max=ENUMERATE_PER_WORLD * self.worlds,
                              pilot=max(MIN_PILOT, PILOT_PER_WORLD * self.worlds),
-                             pilot_rounds=COLD_ROUNDS, theta=theta)
+                             pilot_rounds=COLD_ROUNDS, theta=theta, cache=cache)
         if ww.exhaustive and ww.n <= self.worlds:  # every world, exactly weighted
             worlds, weights = ww.hands, ww.weights
         else:

@@ -111,21 +111,52 @@ def _draw(cards, m, allowed, seats, theta, need, z, key, d, hands):
     return logq
 
 
+CACHE_BITS = 14  # a likelihood cache of 2^14 (seat, dealt hand) entries
+
+
+def new_cache() -> tuple[np.ndarray, np.ndarray]:
+    """An empty likelihood cache: keys (-1: free) and values."""
+    return np.full(1 << CACHE_BITS, -1, np.int64), np.zeros(1 << CACHE_BITS)
+
+
+@nb.njit(cache=True, inline="always")
+def _slot(keys, key):
+    """The cache slot of ``key``: where it is, or the free slot it would take (-1: the
+    probe found neither, the table being full there)."""
+    mask = keys.shape[0] - 1
+    h = np.int64((np.uint64(key) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(64 - CACHE_BITS))
+    for step in range(16):
+        j = (h + step) & mask
+        if keys[j] == key or keys[j] == -1:
+            return j
+    return -1
+
+
 @nb.njit(cache=True)
 def world_likelihood(hands, played_by, seats, rows, n_rows, ctx_ints, ctx_low, ctx_cap,
                      ctx_need, thr, ctx_f, rates, T, trump_masks, kinds, lvl0, n_levels, cells,
-                     make, opp, scratch):
+                     make, opp, scratch, cache_keys, cache_vals):
     """Product of P(call) over the other seats' calls: each seat's hand at bid time is its
     world hand plus the cards it played (``played_by``). ``rows[s, :n_rows[s]]``: seat
-    ``s``'s context rows."""
+    ``s``'s context rows. Each seat's factor is kept in the cache by (seat, dealt hand):
+    the worlds of one view, and of a seat's next views, repeat hands."""
     out = 1.0
     for k in range(3):
         s = seats[k]
         if n_rows[s] > 0:
-            out *= hand_likelihood(hands[s] | played_by[s], rows[s, :n_rows[s]], ctx_ints,
-                                   ctx_low, ctx_cap, ctx_need, thr, ctx_f, rates, T,
-                                   trump_masks, kinds, lvl0, n_levels, cells, make, opp,
-                                   scratch)
+            dealt = hands[s] | played_by[s]
+            key = (np.int64(s) << 32) | dealt
+            j = _slot(cache_keys, key)
+            if j >= 0 and cache_keys[j] == key:
+                out *= cache_vals[j]
+                continue
+            f = hand_likelihood(dealt, rows[s, :n_rows[s]], ctx_ints, ctx_low, ctx_cap,
+                                ctx_need, thr, ctx_f, rates, T, trump_masks, kinds, lvl0,
+                                n_levels, cells, make, opp, scratch)
+            if j >= 0:
+                cache_keys[j] = key
+                cache_vals[j] = f
+            out *= f
     return out
 
 
@@ -193,7 +224,7 @@ def _fit(cards, m, allowed, seats, theta, need, z, f, marg, target):
 def _mixture_draw(beta, total, cards, m, allowed, seats, theta, need, z, classes, sizes,
                   table, fixed, me, own, key, d, hands, played_by, rows, n_rows, ctx_ints,
                   ctx_low, ctx_cap, ctx_need, thr, ctx_f, rates, T, trump_masks, kinds, lvl0,
-                  n_levels, cells, make, opp, scratch):
+                  n_levels, cells, make, opp, scratch, cache_keys, cache_vals):
     """Draw ``d`` of the defensive mixture (the uniform with probability ``beta``, else the
     product proposal) into ``hands``; returns its likelihood and the mixture's density
     relative to the uniform's (the importance weight is their ratio)."""
@@ -219,7 +250,7 @@ def _mixture_draw(beta, total, cards, m, allowed, seats, theta, need, z, classes
         dens += (1.0 - beta) * np.exp(logq + np.log(np.float64(total)) - np.log(norm))
     lik = world_likelihood(hands, played_by, seats, rows, n_rows, ctx_ints, ctx_low, ctx_cap,
                            ctx_need, thr, ctx_f, rates, T, trump_masks, kinds, lvl0, n_levels,
-                           cells, make, opp, scratch)
+                           cells, make, opp, scratch, cache_keys, cache_vals)
     return lik, dens
 
 
@@ -227,7 +258,7 @@ def _mixture_draw(beta, total, cards, m, allowed, seats, theta, need, z, classes
 def weighted_worlds(me, own, fixed, forbid, counts, played, played_by, ess_target, max_draws,
                     enumerate_max, pilot, pilot_rounds, warm, theta_seats, key, rows, n_rows,
                     ctx_ints, ctx_low, ctx_cap, ctx_need, thr, ctx_f, rates, T, trump_masks,
-                    kinds, lvl0, n_levels, out_hands, out_w):
+                    kinds, lvl0, n_levels, cache_keys, cache_vals, out_hands, out_w):
     """Worlds of seat ``me``'s view with their posterior weights (see the module
     docstring), written to ``out_hands[:k]`` (4 hands, the view's seats) and
     ``out_w[:k]``. ``played``: every card gone from the hands; ``played_by[s]``: the cards
@@ -260,7 +291,7 @@ def weighted_worlds(me, own, fixed, forbid, counts, played, played_by, ess_targe
             out_w[r] = world_likelihood(hands, played_by, seats, rows, n_rows, ctx_ints,
                                         ctx_low, ctx_cap, ctx_need, thr, ctx_f, rates, T,
                                         trump_masks, kinds, lvl0, n_levels, cells, make, opp,
-                                        scratch)
+                                        scratch, cache_keys, cache_vals)
         return total, total, _ess(out_w, total), True
     cards = np.zeros(32, np.int64)
     m = 0
@@ -294,7 +325,8 @@ def weighted_worlds(me, own, fixed, forbid, counts, played, played_by, ess_targe
                                        classes, sizes, table, fixed, me, own, key, d, hands,
                                        played_by, rows, n_rows, ctx_ints, ctx_low, ctx_cap,
                                        ctx_need, thr, ctx_f, rates, T, trump_masks, kinds,
-                                       lvl0, n_levels, cells, make, opp, scratch)
+                                       lvl0, n_levels, cells, make, opp, scratch, cache_keys,
+                                       cache_vals)
             pilot_w[p] = lik ** tau / dens
             pilot_h[p, :] = hands
             d += 1
@@ -331,7 +363,7 @@ def weighted_worlds(me, own, fixed, forbid, counts, played, played_by, ess_targe
                                      classes, sizes, table, fixed, me, own, key, d, hands,
                                      played_by, rows, n_rows, ctx_ints, ctx_low, ctx_cap,
                                      ctx_need, thr, ctx_f, rates, T, trump_masks, kinds, lvl0,
-                                     n_levels, cells, make, opp, scratch)
+                                     n_levels, cells, make, opp, scratch, cache_keys, cache_vals)
         out_w[k_out] = lik / dens
         out_hands[k_out, :] = hands
         d += 1
