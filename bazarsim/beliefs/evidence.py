@@ -28,6 +28,7 @@ from bazarsim.beliefs.worlds import (
     MIN_PILOT,
     PILOT,
     PILOT_ROUNDS,
+    SHRINK,
     new_cache,
     weighted_worlds,
 )
@@ -150,7 +151,8 @@ def draw_cap(ess: float) -> int:
 def weighted_sample(evidence: Evidence, own: int, fixed, forbid, counts, played: int,
                     played_by, ess: float, key: int, max_draws: int | None = None,
                     enumerate_max: int = ENUMERATE, pilot: int | None = None,
-                    pilot_rounds: int = PILOT_ROUNDS, theta: np.ndarray | None = None,
+                    pilot_rounds: int = PILOT_ROUNDS, shrink: float = SHRINK,
+                    theta: np.ndarray | None = None,
                     cache: tuple[np.ndarray, np.ndarray] | None = None) -> WeightedWorlds:
     """The worlds of a view (the kernels' seats) weighted by the auction: draws until the
     effective sample size reaches ``ess`` or the cap (:func:`draw_cap`). ``theta``
@@ -175,7 +177,7 @@ def weighted_sample(evidence: Evidence, own: int, fixed, forbid, counts, played:
         np.int64(evidence.me), np.int64(own), np.asarray(fixed, np.int64),
         np.asarray(forbid, np.int64), np.asarray(counts, np.int64), np.int64(played),
         np.asarray(played_by, np.int64), float(ess), np.int64(cap), np.int64(enumerate_max),
-        np.int64(pilot), np.int64(pilot_rounds), warm, theta, np.uint64(key),
+        np.int64(pilot), np.int64(pilot_rounds), float(shrink), warm, theta, np.uint64(key),
         *evidence.kernel_args(), *(cache if cache is not None else new_cache()), out_h, out_w)
     if k == 0:
         raise BazarsimError("no deal is consistent with the cards seen and played")

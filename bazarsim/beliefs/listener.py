@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from bazarsim.beliefs.evidence import Evidence, weighted_sample
-from bazarsim.beliefs.worlds import new_cache
+from bazarsim.beliefs.worlds import SHRINK_DECISION, new_cache
 from bazarsim.core.errors import BazarsimError
 from bazarsim.matches.model import HandModel
 from bazarsim.matches.policy import Policy
@@ -103,7 +103,8 @@ class ListeningPimcPlayer(PimcPlayer):
                              played_by, float(self.worlds), int(key),
                              enumerate_max=ENUMERATE_PER_WORLD * self.worlds,
                              pilot=max(MIN_PILOT, PILOT_PER_WORLD * self.worlds),
-                             pilot_rounds=COLD_ROUNDS, theta=theta, cache=cache)
+                             pilot_rounds=COLD_ROUNDS, shrink=SHRINK_DECISION, theta=theta,
+                             cache=cache)
         if ww.exhaustive and ww.n <= self.worlds:  # every world, exactly weighted
             worlds, weights = ww.hands, ww.weights
         else:

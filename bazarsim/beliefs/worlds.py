@@ -51,7 +51,10 @@ PILOT = 256  # infer: the most draws of a pilot round (half the ESS asked, at le
 MIN_PILOT = 64
 PILOT_ROUNDS = 4  # infer's; a cold decision of a listening player takes 2
 FIT_SWEEPS = 6
-SHRINK = 20.0  # pseudo-draws pulling a pilot's card shares toward the proposal's
+# pseudo-draws pulling a pilot's card shares toward the proposal's: infer's (long pilots)
+# and a listening decision's (short ones); chosen on careful auctions (benchmarks)
+SHRINK = 50.0
+SHRINK_DECISION = 20.0
 DEFENSIVE = 0.1  # the uniform's share of the mixture: no weight above 1 / DEFENSIVE times
 THETA_RANGE = 50.0  # a card's weight for one seat over another's: at most this ratio
 BATCH = 32  # draws between checks of the ESS
@@ -256,14 +259,16 @@ def _mixture_draw(beta, total, cards, m, allowed, seats, theta, need, z, classes
 
 @nb.njit(cache=True)
 def weighted_worlds(me, own, fixed, forbid, counts, played, played_by, ess_target, max_draws,
-                    enumerate_max, pilot, pilot_rounds, warm, theta_seats, key, rows, n_rows,
+                    enumerate_max, pilot, pilot_rounds, shrink, warm, theta_seats, key, rows,
+                    n_rows,
                     ctx_ints, ctx_low, ctx_cap, ctx_need, thr, ctx_f, rates, T, trump_masks,
                     kinds, lvl0, n_levels, cache_keys, cache_vals, out_hands, out_w):
     """Worlds of seat ``me``'s view with their posterior weights (see the module
     docstring), written to ``out_hands[:k]`` (4 hands, the view's seats) and
     ``out_w[:k]``. ``played``: every card gone from the hands; ``played_by[s]``: the cards
     seat ``s`` played. At most ``enumerate_max`` consistent worlds are all taken; else
-    ``pilot`` draws in each of ``pilot_rounds`` pilot rounds. ``theta_seats[s, card]``:
+    ``pilot`` draws in each of ``pilot_rounds`` pilot rounds, their card shares shrunk
+    toward the proposal's by ``shrink`` pseudo-draws. ``theta_seats[s, card]``:
     the card weights per seat, read as the start when ``warm`` (one pilot round, not a
     uniform one first) and written back, so that a player's next decision starts where
     this one ended.
@@ -349,7 +354,7 @@ def weighted_worlds(me, own, fixed, forbid, counts, played, played_by, ess_targe
                     target[k, c] += pilot_w[p] / tot
         for k in range(3):
             for c in range(32):
-                target[k, c] = (ess_p * target[k, c] + SHRINK * marg[k, c]) / (ess_p + SHRINK)
+                target[k, c] = (ess_p * target[k, c] + shrink * marg[k, c]) / (ess_p + shrink)
         _fit(cards, m, allowed, seats, theta, need, z, f, marg, target)
         beta = DEFENSIVE
     for k in range(3):
