@@ -24,11 +24,13 @@ from bazarsim.beliefs.evidence import (
     load_hand_model,
     weighted_sample,
 )
+from bazarsim.beliefs.infer import infer
 from bazarsim.beliefs.listener import ListeningPimcPlayer
 from bazarsim.deals.generator import DealGenerator
 from bazarsim.matches.policy import load_policy
 from bazarsim.players.players import PimcPlayer
 from bazarsim.players.view import PlayerView
+from bazarsim.rules.auction import Auction
 from bazarsim.rules.rulesets import get_ruleset
 
 from .common import numba_threads, row
@@ -90,20 +92,14 @@ def collect(quick: bool) -> list[dict]:
 
 
 def _infer_time(rs, model, auctions, n) -> list[dict]:
-    from bazarsim.beliefs.infer import infer
-    from bazarsim.rules.auction import Auction
-
-    pol_name = "careful"
     times = []
     with numba_threads(1):
         for j, (hands, dealer, calls) in enumerate(auctions[: n + 1]):
             prefix = calls[:3]
-            me = (dealer + 4) % 4  # the dealer: the seat to speak after three calls
-            a = Auction(dealer=dealer, ruleset=rs)
-            for _s, c in prefix:
-                a.call(c)
+            me = dealer  # the seat to speak after three calls
             text = " ".join(str(c) for _s, c in prefix)
-            ev = Evidence.from_text(rs, dealer, text, me, pol_name)
+            ev = Evidence(rs, dealer, prefix, me, {s: load_policy("careful") for s in range(4)
+                                                   if s != me}, model)
             t0 = time.perf_counter()
             res = infer(rs, hands[me], me, dealer, text, ev, ess=1000.0, seed=j)
             if j:  # the first compiles
@@ -121,8 +117,6 @@ def _decision_cost(rs, model, auctions, n) -> list[dict]:
     totals = {"plain": [], "heard": []}
     with numba_threads(1):
         for j, (hands, dealer, calls) in enumerate(auctions[: n + 1]):
-            from bazarsim.rules.auction import Auction
-
             a = Auction(dealer=dealer, ruleset=rs)
             for _s, c in calls:
                 a.call(c)
@@ -135,7 +129,7 @@ def _decision_cost(rs, model, auctions, n) -> list[dict]:
                 hist: list = []
                 spent = 0.0
                 for _k in range(32):
-                    seat = _to_play(hist, leader, rs, con)
+                    seat = PlayerView(rs, con, dealer, leader, 0, 0, list(hist)).to_play()
                     view = PlayerView.from_deal(hands, con, hist, seat, dealer, rs,
                                                 deal_index=j, auction=tuple(calls))
                     t0 = time.perf_counter()
@@ -152,9 +146,3 @@ def _decision_cost(rs, model, auctions, n) -> list[dict]:
                 f"{statistics.median(per):.2f}x, plain {statistics.median(totals['plain']):.2f}"
                 f" s and listening {statistics.median(totals['heard']):.2f} s a deal "
                 "(medians)")]
-
-
-def _to_play(hist, leader, rs, con) -> int:
-    from bazarsim.players.playout import _to_play as to_play
-
-    return to_play(hist, leader, rs, con.kind)

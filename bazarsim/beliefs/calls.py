@@ -19,7 +19,7 @@ What a call depends on besides the hand is fixed by the auction before it: who h
 last bid, the contra, which bids are legal, partner's kinds, the match score. Those are
 **call contexts** (:class:`CallContexts`, one row per call, built in Python from the
 referee :class:`~bazarsim.rules.auction.Auction`), so the kernels see only arrays and the
-hands: :func:`call_likelihoods` evaluates many hands at once in Numba.
+hands: :func:`hands_likelihood` evaluates many hands at once in Numba.
 
 Only rulesets whose players bid on their whole hand are covered (bazar, bazar-blot): in
 belote-fr and bela-hr a call is made on the 5 or 6 cards seen at bid time, and the
@@ -39,7 +39,7 @@ from bazarsim.core.contracts import N_KINDS
 from bazarsim.core.errors import BazarsimError
 from bazarsim.deals.bidtime import bid_time
 from bazarsim.evaluate.hands import hand_values
-from bazarsim.matches.model import HandModel, bid_levels, hand_cell, kind_group
+from bazarsim.matches.model import HandModel, bid_levels, hand_cell, kind_group, trump_mask
 from bazarsim.matches.policy import Policy
 from bazarsim.rules.auction import BID, CONTRA, PASS, RECONTRA, Auction, Call
 from bazarsim.rules.compiled import compiled_rules
@@ -50,7 +50,6 @@ C_PASS, C_CONTRA, C_RECONTRA = 0, 1, 2
 # threshold columns of a context row
 T_OPEN, T_OVERCALL, T_SUPPORT, T_CAPOT, T_CONTRA, T_RECONTRA = range(6)
 N_THRESHOLDS = 6
-NEEDS = (T_OPEN, T_SUPPORT, T_OVERCALL)  # a kind's need class -> threshold column
 TAIL = 12.0  # logistic tail cut, in units of the softness: mass beyond < 1e-5
 
 
@@ -62,11 +61,12 @@ def call_code(call: Call) -> int:
         return C_CONTRA
     if call.type == RECONTRA:
         return C_RECONTRA
-    return 3 + (call.kind * 2 + int(call.capot)) * 64 + call.level
+    return int(bid_code(call.kind, int(call.capot), call.level))
 
 
 @nb.njit(cache=True, inline="always")
 def bid_code(kind, capot, level):
+    """A bid's call code (see :func:`call_code`)."""
     return 3 + (kind * 2 + capot) * 64 + level
 
 
@@ -199,8 +199,8 @@ def seat_cells(h, position, T, trump_masks, kinds, cells):
     for kind in kinds:
         v = hand_values(np.uint32(h), kind, T)
         strength = v.points + v.decl + 20 * v.belas
-        group = 1 if kind == 4 else 2 if kind == 5 else 0
-        cells[kind] = hand_cell(np.uint32(h), trump_masks[kind], group, position, strength)
+        cells[kind] = hand_cell(np.uint32(h), trump_masks[kind], kind_group(kind), position,
+                                strength)
 
 
 @nb.njit(cache=True, inline="always")
@@ -534,10 +534,7 @@ class CallModel:
             self.floats[:, 3] = c.n_legal
         self.T = compiled_rules(rs)
         self.kinds = np.array(rs.kinds, np.int64)
-        self.trump_masks = np.array(
-            [sum(0xFF << (8 * s) for s in range(4) if self.T.is_trump[k, s])
-             for k in range(N_KINDS)], np.uint32)
-        assert all(kind_group(k) == (1 if k == 4 else 2 if k == 5 else 0) for k in rs.kinds)
+        self.trump_masks = np.array([trump_mask(self.T, k) for k in range(N_KINDS)], np.uint32)
 
     def rows(self, seat: int) -> np.ndarray:
         return self.contexts.rows_of(seat).astype(np.int64)

@@ -129,6 +129,7 @@ class Evidence:
     @classmethod
     def from_text(cls, rs: Ruleset, dealer: int, auction: str, me: int, policy: str | None,
                   model: str | Path | None = None, **kw) -> Evidence:
+        check_listenable(rs)  # before the calls: their notation differs in those rulesets
         state = run_auction(auction, dealer, rs)
         return cls(rs, dealer, state.history, me, parse_seat_policies(policy, me),
                    load_hand_model(model, rs), **kw)

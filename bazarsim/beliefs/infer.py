@@ -77,6 +77,14 @@ class Inference:
     ess_asked: float = 0.0
     silent: list[str] = field(default_factory=list)  # calls the policies never make here
 
+    @property
+    def known(self) -> int:
+        """The cards no other seat holds: this seat's hand now and every card played."""
+        out = int(self.worlds.hands[0, self.seat])
+        for _s, c in self.played:
+            out |= 1 << c
+        return out
+
     def as_dict(self) -> dict:
         w = self.worlds
         return {"ruleset": self.ruleset.name, "seat": SEATS[self.seat],
@@ -145,9 +153,10 @@ def parse_played(text: str | None) -> list[int]:
 def infer(rs: Ruleset, hand: int, seat: int, dealer: int, auction: str,
           evidence: Evidence, played_text: str | None = None, kind: int | None = None,
           ess: float = 1000.0, seed: int = 7) -> Inference:
-    """The beliefs of seat ``seat`` holding ``hand`` (its dealt 8 cards) after ``auction``
-    (and the cards ``played_text``, in play order from the first leader)."""
-    state = run_auction(auction, dealer, rs)
+    """The beliefs of seat ``seat`` holding ``hand`` (its dealt 8 cards) after the calls
+    of ``evidence`` (``auction``: their text, as shown) and the cards ``played_text``, in
+    play order from the first leader."""
+    state = run_auction([c for _s, c in evidence.calls], dealer, rs)
     cards = parse_played(played_text)
     played: list[tuple[int, int]] = []
     fixed = np.zeros(4, np.int64)
@@ -242,9 +251,7 @@ def summary_rows(res: Inference) -> list[dict]:
 def key_card_rows(res: Inference) -> list[dict]:
     """The second table: P(each other seat holds the jack and nine of each suit now), "-"
     for the cards this seat holds or that were played."""
-    known = int(res.worlds.hands[0, res.seat])
-    for _s, c in res.played:
-        known |= 1 << c
+    known = res.known
     rows = []
     for b in res.seats:
         row = {"seat": SEATS[b.seat]}

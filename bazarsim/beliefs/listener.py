@@ -58,31 +58,35 @@ class ListeningPimcPlayer(PimcPlayer):
         super().__init__(worlds, objective, seed, infer)
         self.policies, self.model = policies, model
         self.score, self.match_target = score, target
-        self._evidence: dict[tuple, Evidence] = {}
-        self._theta: dict[tuple, np.ndarray] = {}
+        # per (seat, dealer, auction) of the deal in play: the evidence, the fitted card
+        # weights and the likelihood cache, kept across the seat's decisions
+        self._deal_index: int | None = None
+        self._state: dict[tuple, tuple[Evidence, np.ndarray, tuple]] = {}
 
-    def evidence(self, view: PlayerView) -> Evidence:
+    def _seat_state(self, view: PlayerView) -> tuple[Evidence, np.ndarray, tuple]:
+        if view.deal_index != self._deal_index:  # a new deal: start cold
+            self._deal_index = view.deal_index
+            self._state = {}
         key = (view.seat, view.dealer, tuple(view.auction))
-        if key not in self._evidence:
+        if key not in self._state:
             policies = {s: p for s, p in self.policies.items() if s != view.seat}
-            missing = [s for s in range(4) if s != view.seat and s not in policies]
-            if missing:
-                raise BazarsimError(f"no policy for seat {missing[0]}")
-            self._evidence[key] = Evidence(view.ruleset, view.dealer, list(view.auction),
-                                           view.seat, policies, self.model, self.score,
-                                           self.match_target)
-        return self._evidence[key]
+            ev = Evidence(view.ruleset, view.dealer, list(view.auction), view.seat, policies,
+                          self.model, self.score, self.match_target)
+            self._state[key] = (ev, np.full((4, 32), np.nan), new_cache())
+        return self._state[key]
 
     def decide(self, view: PlayerView) -> Decision:
         if not view.auction:
             return super().decide(view)
-        ev = self.evidence(view)
+        ev, theta, cache = self._seat_state(view)
         if not ev.listened:
             return super().decide(view)
         if view.ruleset.play.direction != "clockwise":
             raise BazarsimError("listening players need a clockwise ruleset")
-        me, fixed, forbid, counts, gone, leader, tr, n, key = self._kernel_view(view)
         legal = view.legal()
+        if legal & (legal - 1) == 0:  # a forced card: nothing to sample
+            return Decision(int(legal).bit_length() - 1, {}, 0)
+        me, fixed, forbid, counts, gone, leader, tr, n, key = self._kernel_view(view)
         played_by = np.zeros(4, np.int64)
         for s, c in view.history:
             played_by[s] |= 1 << c
@@ -93,12 +97,6 @@ class ListeningPimcPlayer(PimcPlayer):
         play = contract_play(view.ruleset, view.kind)
         taken, side, need = self._needed(view)
         values = np.full(32, np.nan)
-        if legal & (legal - 1) == 0:  # a forced card: nothing to sample
-            return Decision(int(legal).bit_length() - 1, {}, 0)
-        deal_key = (view.deal_index, view.seat, tuple(view.auction))
-        if deal_key not in self._theta:  # a new deal: start cold, forget the hands seen
-            self._theta = {deal_key: (np.full((4, 32), np.nan), new_cache())}
-        theta, cache = self._theta[deal_key]
         ww = weighted_sample(ev, view.hand, fixed, forbid, counts, int(gone) | in_trick,
                              played_by, float(self.worlds), int(key),
                              enumerate_max=ENUMERATE_PER_WORLD * self.worlds,
@@ -118,7 +116,6 @@ class ListeningPimcPlayer(PimcPlayer):
                           np.int64(need), values)
         if c < 0:
             raise BazarsimError("no deal is consistent with this view (check the history)")
-        vals = {card: float(values[card]) + (taken[0] if self.objective == "points" else 0)
-                for card in range(32) if not np.isnan(values[card])}
-        return Decision(int(c), vals, int(self.worlds), ww.ess, ww.draws, ww.capped)
+        return Decision(int(c), self._card_values(values, taken), int(self.worlds), ww.ess,
+                        ww.draws, ww.capped)
 

@@ -27,7 +27,6 @@ from bazarsim.core.cards import SEATS, parse_hand, parse_seat
 from bazarsim.core.contracts import KIND_NAMES, parse_kind
 from bazarsim.core.errors import BazarsimError
 from bazarsim.report.records import to_json
-from bazarsim.rules.auction import run_auction
 
 AUCTION_HELP = ("The calls so far, from the dealer's left: bids 8H 9S 8BK 10VK, P pass, X "
                 "contra, XX recontra, capot bids 9H-CAPOT (as bazarsim auction takes them).")
@@ -89,8 +88,7 @@ def infer_command(
     suit lengths, the chance it holds each jack and nine (every card with -f json|csv),
     and bela, with the effective sample size (ESS) behind them. Points and strength are
     counted in the contract kind of --kinds (default: the last bid's, BK without one)."""
-    from bazarsim.beliefs.calls import check_listenable
-    from bazarsim.beliefs.evidence import Evidence, load_hand_model, parse_seat_policies
+    from bazarsim.beliefs.evidence import MAX_ESS, Evidence
     from bazarsim.beliefs.infer import infer
 
     rs = load_ruleset(ruleset, option)
@@ -104,8 +102,8 @@ def infer_command(
     if cards.bit_count() != 8:
         raise BazarsimError(f"HAND {hand!r}: {cards.bit_count()} cards; give the 8 cards "
                             "the seat was dealt", hand)
-    if not 1 <= ess <= 100_000:
-        raise BazarsimError(f"--ess {ess}: use 1 .. 100,000", str(ess))
+    if not 1 <= ess <= MAX_ESS:
+        raise BazarsimError(f"--ess {ess}: use 1 .. {MAX_ESS:,}", str(ess))
     own_score = parse_score(score)
     ns_ew = (0, 0)
     if own_score is not None:
@@ -114,10 +112,7 @@ def infer_command(
     if kind is not None:
         k = parse_kind(kind)
         rs.check_kind(k)
-    check_listenable(rs)
-    state = run_auction(auction, dl, rs)
-    evidence = Evidence(rs, dl, state.history, me, parse_seat_policies(policy, me),
-                        load_hand_model(model, rs), score=ns_ew, target=to)
+    evidence = Evidence.from_text(rs, dl, auction, me, policy, model, score=ns_ew, target=to)
     res = infer(rs, cards, me, dl, auction, evidence, played, k, float(ess), seed)
     _emit(res, fmt)
     if html:

@@ -40,7 +40,7 @@ PLAYERS_HELP = ("Who plays: pimc (sees its own cards, samples the hidden ones), 
                 "pimc,random.")
 
 
-def parse_infer(text: str, listen: bool = False) -> int:
+def parse_infer(text: str) -> int:
     """``all``, ``none`` or a comma list of voids, limits, bela, shown and auction -> the
     ``I_*`` bits of the play inferences (:func:`listens` tells about the auction)."""
     key = text.strip().lower()
@@ -138,10 +138,9 @@ def play_command(
         if contract is None or declarer is None:
             raise BazarsimError("give the --contract and its --declarer, or the --auction")
         con = play_contract(contract, declarer, level, rs)
-    if policy is not None or model is not None:
-        if auction is None:
-            raise BazarsimError("--policy and --model are the listeners' model of the "
-                                "auction: give the --auction")
+    if (policy is not None or model is not None) and auction is None:
+        raise BazarsimError("--policy and --model are the listeners' model of the auction: "
+                            "give the --auction")
     bits = parse_infer(infer)
     listen = listens(infer, auction)
     if objective not in ("points", "contract"):

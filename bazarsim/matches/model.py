@@ -62,8 +62,15 @@ ACES, TENS = np.uint32(0x80808080), np.uint32(0x08080808)
 JACK_BIT, NINE_BIT = 4, 2
 
 
-def kind_group(kind: int) -> int:
+@nb.njit(cache=True)
+def kind_group(kind):
+    """The model's kind group: 0 a suit (the four pooled), 1 BK, 2 VK."""
     return 1 if kind == BK else 2 if kind == VK else 0
+
+
+def trump_mask(compiled, kind: int) -> np.uint32:
+    """The 32-bit mask of the kind's trump suits (compiled rules)."""
+    return np.uint32(sum(0xFF << (8 * s) for s in range(4) if compiled.is_trump[kind, s]))
 
 
 @nb.njit(cache=True, inline="always")
@@ -151,8 +158,8 @@ def row_cells(rs: Ruleset, row: dict) -> np.ndarray:
     n = len(seen)
     out = np.empty(n, np.int64)
     compiled = compiled_rules(rs)
-    trump_mask = np.uint32(sum(0xFF << (8 * s) for s in range(4) if compiled.is_trump[kind, s]))
-    hand_cells(seen, trump_mask, kind_group(kind), feature("position").astype(np.int64),
+    hand_cells(seen, trump_mask(compiled, kind), kind_group(kind),
+               feature("position").astype(np.int64),
                strength_of(feature, rs).astype(np.int64), out)
     return out
 

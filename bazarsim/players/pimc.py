@@ -192,6 +192,8 @@ def decide(me, own, fixed, forbid, counts, gone, leader, trick, n, play, ctx, n_
     worlds = total if total <= n_worlds else n_worlds
     sums = np.zeros(32, np.float64)
     hands = np.zeros(4, np.int64)
+    left_total = points_from_trick(gone, play)
+    tr = _trick_copy(trick, n)
     k = np.int64(0)
     for w in range(worlds):
         if dd:
@@ -205,22 +207,29 @@ def decide(me, own, fixed, forbid, counts, gone, leader, trick, n, play, ctx, n_
                 hands[s] = fixed[s]
             hands[me] = own
             world_at(r, need_s, seats, BINOM_NB, classes, sizes, table, hands)
-        _add_world(me, legal, hands, 1.0, gone, leader, trick, n, play, ctx, objective,
-                   decl_side, need, sums)
+        _add_world(me, legal, hands, 1.0, gone, left_total, leader, tr, n, play, ctx,
+                   objective, decl_side, need, sums)
     return _choose(me, legal, sums, float(worlds), gone, play, objective, decl_side,
                    values), np.int64(worlds)
 
 
 @nb.njit(cache=True)
-def _add_world(me, legal, hands, weight, gone, leader, trick, n, play, ctx, objective,
-               decl_side, need, sums):
-    """Add ``weight`` times each legal card's value in one world to ``sums`` (a card
-    that plays like a stronger twin is left for :func:`_choose`)."""
-    left_total = points_from_trick(gone, play)
-    live = np.int64(0xFFFFFFFF) & ~gone  # cards not in a completed trick
+def _trick_copy(trick, n):
+    """The trick's first ``n`` cards in a fresh array with room for one more."""
     tr = np.zeros(4, np.int64)
     for i in range(n):
         tr[i] = trick[i]
+    return tr
+
+
+@nb.njit(cache=True)
+def _add_world(me, legal, hands, weight, gone, left_total, leader, tr, n, play, ctx,
+               objective, decl_side, need, sums):
+    """Add ``weight`` times each legal card's value in one world to ``sums`` (a card
+    that plays like a stronger twin is left for :func:`_choose`); ``left_total``: the
+    points still to take from the trick's start (:func:`points_from_trick`); ``tr``: the
+    trick so far, its slot ``n`` free for the card tried."""
+    live = np.int64(0xFFFFFFFF) & ~gone  # cards not in a completed trick
     rest = legal
     while rest != 0:
         c = lowest_bit(rest)
@@ -279,14 +288,16 @@ def decide_worlds(me, own, worlds, weights, gone, leader, trick, n, play, ctx, o
         return lowest_bit(legal)
     sums = np.zeros(32, np.float64)
     hands = np.zeros(4, np.int64)
+    left_total = points_from_trick(gone, play)
+    tr = _trick_copy(trick, n)
     total = 0.0
     for w in range(worlds.shape[0]):
         if weights[w] <= 0.0:
             continue
         for s in range(4):
             hands[s] = worlds[w, s]
-        _add_world(me, legal, hands, weights[w], gone, leader, trick, n, play, ctx, objective,
-                   decl_side, need, sums)
+        _add_world(me, legal, hands, weights[w], gone, left_total, leader, tr, n, play, ctx,
+                   objective, decl_side, need, sums)
         total += weights[w]
     if total <= 0.0:
         return np.int64(-1)

@@ -135,11 +135,13 @@ class _SearchPlayer(_KernelPlayer):
         c, worlds, values = search()
         if c < 0:
             raise BazarsimError("no deal is consistent with this view (check the history)")
-        vals = {}
-        for card in range(32):
-            if not np.isnan(values[card]):
-                vals[card] = float(values[card]) + (taken[0] if self.objective == "points" else 0)
-        return Decision(int(c), vals, int(worlds))
+        return Decision(int(c), self._card_values(values, taken), int(worlds))
+
+    def _card_values(self, values: np.ndarray, taken: list[int]) -> dict[int, float]:
+        """Each legal card's value (NaN elsewhere in ``values``), as a deal's N-S points
+        (the points taken added) or a chance."""
+        add = taken[0] if self.objective == "points" else 0
+        return {c: float(values[c]) + add for c in range(32) if not np.isnan(values[c])}
 
     def _needed(self, view: PlayerView) -> tuple[list[int], int, int]:
         """Points taken per side, the declaring side, and what it still needs (objective

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from bazarsim.core.cards import RANKS, SEATS, SUIT_SYMBOLS, SUITS, format_hand
+from bazarsim.core.cards import RANKS, SEATS, SUIT_SYMBOLS, SUITS, format_card, format_hand
 from bazarsim.core.contracts import KIND_NAMES
 from bazarsim.report import figures
 from bazarsim.report.html import Column, Page, pct
@@ -28,7 +28,7 @@ def infer_page(res, title: str | None = None) -> Page:
                ("hand", format_hand(own)), ("dealer", SEATS[res.dealer]),
                ("auction", res.auction or "(none)"),
                ("cards played", " ".join(
-                   f"{SEATS[s]}:{RANKS[c & 7]}{SUITS[c >> 3]}" for s, c in res.played) or "-"),
+                   f"{SEATS[s]}:{format_card(c)}" for s, c in res.played) or "-"),
                ("worlds", "every consistent deal, exactly weighted" if w.exhaustive else
                 f"ESS {w.ess:,.0f} from {w.draws:,} weighted draws (seed {res.seed})")])
     if w.capped:
@@ -45,9 +45,7 @@ def infer_page(res, title: str | None = None) -> Page:
                [Column(k, k, str, k == "seat") for k in keys[0]], keys)
     page.section("cards", "Who holds each card")
     labels, values = [], []
-    known = own
-    for _s, c in res.played:
-        known |= 1 << c
+    known = res.known
     for b in res.seats:
         for suit in range(4):
             labels.append(f"{SEATS[b.seat]} {SUIT_SYMBOLS[suit]}")
