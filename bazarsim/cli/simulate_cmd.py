@@ -23,10 +23,11 @@ from bazarsim.cli.common import (
     worlds_value,
 )
 from bazarsim.cli.progress import deal_progress, prepare_players, prepare_solver
+from bazarsim.core.errors import BazarsimError
 from bazarsim.deals.constraints import parse_constraints
 from bazarsim.engine.dask import DEFAULT_TIMEOUT, DaskEngine, preflight
 from bazarsim.engine.run import run_simulation
-from bazarsim.engine.simulation import Simulation, parse_dealer
+from bazarsim.engine.simulation import Simulation, parse_dealer, sd_chunk
 
 
 @command("simulate")
@@ -67,6 +68,16 @@ def simulate_command(
                   "trick): single-dummy results for `--play sd` and `table bias`. About 0.2 s a "
                   "deal and kind on one core at 20 worlds; beside --dd or alone.")] = False,
     worlds: worlds_option("With --sd: ") = None,
+    auction: Annotated[str | None, typer.Option(
+        "--auction", help="Bid every deal with this policy (careful, bold, a policy file; per "
+        "seat: careful,E=bold) before playing it: columns auction, declarer, contract_* and "
+        "the final contract's DD result (contract_dd_ns); with --sd the contract alone is "
+        "played out, by four PIMC players (contract_sd_ns) and by four that listen to the "
+        "auction (contract_sdl_ns; --worlds is their ESS). bazar and bazar-blot.",
+        show_default=False)] = None,
+    model: Annotated[str | None, typer.Option(
+        "--model", help="With --auction: the hand model the policies bid with (a bazarsim "
+        "fit file; default: the one shipped for the ruleset).", show_default=False)] = None,
     compression: Annotated[str, typer.Option("--compression", help="Parquet codec: zstd, lz4, "
                            "snappy or none.", callback=lower)] = "zstd",
     scheduler: Annotated[str | None, typer.Option(
@@ -93,20 +104,27 @@ def simulate_command(
     """
     rs = load_ruleset(ruleset, option)
     worlds = worlds_value(worlds, sd, "--sd")
+    if model is not None and auction is None:
+        raise BazarsimError(f"--model {model}: it applies only with --auction", model)
+    extra = None
+    if auction is not None:  # validated before anything is written
+        from bazarsim.beliefs.auctioned import AuctionColumns, parse_table_policies
+
+        extra = AuctionColumns(rs, parse_table_policies(auction), model, worlds if sd else 0)
+        if chunk is None:  # the listening play-outs cost about 3x the plain ones
+            chunk = max(1, sd_chunk(worlds) // 4) if sd else None
     cons = parse_constraints(fix, where)
     if compression not in ("zstd", "lz4", "snappy", "none", "gzip"):
-        from bazarsim.core.errors import BazarsimError
-
         raise BazarsimError(f"bad --compression {compression!r}: zstd, lz4, snappy or none")
     sim = Simulation(deals=deals, seed=seed, ruleset=rs, constraints=cons,
                      dealer=parse_dealer(dealer), kinds=parse_kinds(kinds, rs), chunk=chunk,
                      compression=compression, columns=columns, first=first, dd=dd,
-                     sd=worlds if sd else 0)
+                     sd=worlds if sd and extra is None else 0, extra=extra)
     engine = None
     if scheduler is not None or workers is not None:
         engine = DaskEngine(scheduler=scheduler, workers=workers, timeout=connect_timeout)
         preflight(engine)  # an unreachable scheduler: one error line, before the bar
-    if dd:
+    if dd or extra is not None:
         prepare_solver(quiet, rs, sim.kinds)  # compiled once here: workers load the cache
     if sd:
         prepare_players(quiet, rs)

@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 
+from bazarsim.beliefs.auctioned import column_source
 from bazarsim.cli.common import Format, FormatOpt, command, emit_json
 from bazarsim.cli.progress import deal_progress
 from bazarsim.engine.verify import verify_dataset
@@ -33,9 +34,10 @@ def verify_command(
     if repair:
         with deal_progress(quiet, "repair") as update:
             result = verify_dataset(directory, sample, repair=True, progress=update,
-                                    notice=lambda m: typer.echo(m, err=True))
+                                    notice=lambda m: typer.echo(m, err=True),
+                                    extra=column_source)
     else:
-        result = verify_dataset(directory, sample)
+        result = verify_dataset(directory, sample, extra=column_source)
     if fmt == Format.json:
         emit_json(result.as_dict())
     else:

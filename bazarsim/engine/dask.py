@@ -115,6 +115,7 @@ class TaskSpec:
     numba_threads: int
     kill: KillOnce | None = None
     pause: float = 0.0  # seconds a task waits first (faults.task_pause: kill tests only)
+    extra: object = None  # the simulation's column source (pickled), if it has one
 
 
 # --------------------------------------------------------------------------- worker side
@@ -139,7 +140,8 @@ def _simulation(spec: TaskSpec) -> Simulation:
     key = json.dumps(spec.params, sort_keys=True) + spec.compression
     sim = _SIMS.get(key)
     if sim is None:
-        sim = Simulation.from_params(spec.params, compression=spec.compression, writers=1)
+        sim = Simulation.from_params(spec.params, extra=spec.extra,
+                                     compression=spec.compression, writers=1)
         _SIMS.clear()  # one run at a time per worker process
         _SIMS[key] = sim
     return sim
@@ -313,7 +315,7 @@ def run_dask(sim: Simulation, out: Path, engine: DaskEngine,
         if progress:
             progress(done_before, sim.deals)
         spec = TaskSpec(sim.params(), str(out), sim.compression, __version__,
-                        engine.task_threads(), kill, task_pause())
+                        engine.task_threads(), kill, task_pause(), sim.extra)
         t0 = time.perf_counter()
         # retries: a task that raised (a flaky object store...) runs again twice; one
         # whose worker died is run elsewhere by the scheduler (up to 3 deaths a task)

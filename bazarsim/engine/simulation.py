@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 import pyarrow as pa
@@ -69,6 +70,20 @@ def sd_chunk(worlds: int) -> int:
 ROTATE = -1  # dealer mode: the dealer is the deal index mod 4
 
 
+class ColumnSource(Protocol):
+    """More columns for every deal, computed by a later stage (e.g. the policy auction of
+    ``simulate --auction``, :mod:`bazarsim.beliefs.auctioned`): the engine only calls it.
+    ``key`` names its entry in the manifest, ``params()`` is that entry (what its columns
+    depend on), and ``columns`` computes them for a range from the rows made so far."""
+
+    key: str
+
+    def params(self) -> dict: ...
+
+    def columns(self, sim: Simulation, hands: np.ndarray, dealers: np.ndarray,
+                index: np.ndarray, cols: dict[str, np.ndarray]) -> dict[str, np.ndarray]: ...
+
+
 def parse_dealer(text: str | int) -> int:
     """``rotate`` (dealer = index mod 4, code -1) or a seat N E S W (0..3)."""
     if isinstance(text, int):
@@ -100,6 +115,7 @@ class Simulation:
     # record each seat's bid-time cards; None: where the ruleset's bid time is not the
     # whole hand (belote-fr, bela-hr); False: as datasets written before these columns
     bid_time: bool | None = None
+    extra: ColumnSource | None = None  # more columns from a later stage (simulate --auction)
 
     def __post_init__(self):
         if self.chunk is None:
@@ -150,6 +166,7 @@ class Simulation:
             **({"dd": True} if self.dd else {}),  # absent before DD columns existed
             **({"sd": {"players": "pimc", "worlds": self.sd}} if self.sd else {}),
             **({"bid_time": True} if self.bid_time else {}),  # absent: no bid-time columns
+            **({self.extra.key: self.extra.params()} if self.extra is not None else {}),
         }
 
     def check_feasible(self) -> None:
@@ -209,6 +226,8 @@ class Simulation:
             cols.update(self.dd_columns(hands, dealers))
         if self.sd:
             cols.update(self.sd_columns(hands, dealers, index))
+        if self.extra is not None:
+            cols.update(self.extra.columns(self, hands, dealers, index, cols))
         return self.slice_range(pa.table(cols), 0, start, end)
 
     def bid_time_columns(self, start: int, hands: np.ndarray) -> dict[str, np.ndarray]:
@@ -265,9 +284,11 @@ class Simulation:
         return with_part_metadata(rows.slice(offset, end - start), meta)
 
     @classmethod
-    def from_params(cls, params: dict, **engine: object) -> Simulation:
+    def from_params(cls, params: dict, extra: ColumnSource | None = None,
+                    **engine: object) -> Simulation:
         """The simulation a manifest describes (:meth:`params`), e.g. to repair a dataset;
-        ``engine``: chunk, compression, writers."""
+        ``extra``: its column source, when it has one (built by the stage that owns it from
+        the manifest's entry); ``engine``: chunk, compression, writers."""
         if params.get("schema_version") != SCHEMA_VERSION:
             raise BazarsimError(f"dataset schema version {params.get('schema_version')}: "
                                 f"this bazarsim reads version {SCHEMA_VERSION}")
@@ -280,7 +301,12 @@ class Simulation:
                   kinds=tuple(parse_kind(k) for k in params["kinds"]),
                   columns=params["columns"], dd=params.get("dd", False),
                   sd=params.get("sd", {}).get("worlds", 0),
-                  bid_time=params.get("bid_time", False), **engine)
+                  bid_time=params.get("bid_time", False), extra=extra, **engine)
+        unknown = sorted(set(params) - set(sim.params()))
+        if unknown:
+            raise BazarsimError(f"the manifest's {', '.join(unknown)} entry needs the columns' "
+                                "source (e.g. bazarsim.beliefs.auctioned for 'auction'): "
+                                "this call gave none")
         if sim.params() != params:
             raise BazarsimError("the manifest describes a run this bazarsim cannot rebuild")
         return sim

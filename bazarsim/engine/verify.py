@@ -65,12 +65,14 @@ class Verification:
 
 def verify_dataset(out: str | Path, sample: int = 0, repair: bool = False,
                    notice: Callable[[str], None] | None = None,
-                   progress: Callable[[int, int], None] | None = None) -> Verification:
+                   progress: Callable[[int, int], None] | None = None,
+                   extra: Callable[[dict], object] | None = None) -> Verification:
     """Check every part of ``out`` (and ``sample`` recomputed rows); with ``repair``, redo
-    the damaged and missing parts, then check again."""
+    the damaged and missing parts, then check again. ``extra``: builds the run's column
+    source from its manifest (datasets of ``simulate --auction``)."""
     out = Path(out)
     params = read_manifest(out)
-    sim = Simulation.from_params(params)
+    sim = Simulation.from_params(params, extra=extra(params) if extra else None)
     result = _check(out, sim, params, sample)
     if repair and not result.ok:
         for fault in result.faults:

@@ -218,9 +218,14 @@ class DDPlayer(_SearchPlayer):
 
 def taken_points(view: PlayerView) -> list[int]:
     """Card points each side (N-S, E-W) took in the view's completed tricks."""
+    return trick_tally(view)[0]
+
+
+def trick_tally(view: PlayerView) -> tuple[list[int], list[int]]:
+    """Card points and tricks each side (N-S, E-W) took in the view's completed tricks."""
     play = contract_play(view.ruleset, view.kind)
     direction = view.ruleset.play.direction
-    taken = [0, 0]
+    taken, tricks = [0, 0], [0, 0]
     leader = int(clockwise_seats(view.leader, direction))
     cards: list[int] = []
     for i, (_s, c) in enumerate(view.history):
@@ -228,9 +233,10 @@ def taken_points(view: PlayerView) -> list[int]:
         if len(cards) == 4:
             w, pts = trick_result(np.array(cards, np.int64), leader, i == 31, play)
             taken[int(w) % 2] += int(pts)
+            tricks[int(w) % 2] += 1
             leader = int(w)
             cards = []
-    return taken
+    return taken, tricks
 
 
 PLAYERS = {"random": RandomPlayer, "pimc": PimcPlayer, "dd": DDPlayer}
