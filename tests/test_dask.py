@@ -26,6 +26,7 @@ from bazarsim.engine.faults import KILL_AFTER_PARTS
 from bazarsim.engine.local import chunk_ranges
 from bazarsim.engine.run import run_simulation
 from bazarsim.engine.simulation import Simulation
+from bazarsim.rules.rulesets import get_ruleset
 from bazarsim.store.parts import (
     MANIFEST,
     TMP_PREFIX,
@@ -49,6 +50,7 @@ def cluster():
 
 
 CHECKS = ("same_dataset_as_in_process_with_any_chunk", "dd_and_sd_run_is_the_same_dataset",
+          "auction_run_is_the_same_dataset",
           "worker_killed_mid_task_loses_nothing", "resumes_from_the_parts_on_disk",
           "cli_on_a_scheduler_with_a_file_url", "workers_write_through_an_fsspec_url",
           "worker_with_another_version_is_an_error", "driver_killed_and_restarted_resumes")
@@ -104,6 +106,19 @@ def check_dd_and_sd_run_is_the_same_dataset(tmp_path, engine, _cluster):
     run_simulation(Simulation(**kw, chunk=5, first=0), tmp_path / "dask", engine=engine)
     assert_same_dataset(tmp_path / "local", tmp_path / "dask")
     assert {"H_dd_ns", "H_sd_ns", "BK_sd_capot"} <= set(read_dataframe(tmp_path / "dask").columns)
+
+
+def check_auction_run_is_the_same_dataset(tmp_path, engine, _cluster):
+    """simulate --auction: the column source travels with the tasks (without its model,
+    which each worker loads), same rows as in process."""
+    from bazarsim.beliefs.auctioned import AuctionColumns, parse_table_policies
+
+    src = AuctionColumns(get_ruleset("bazar"), parse_table_policies("careful,E=bold"), None, 2)
+    kw = {"deals": 8, "seed": 3, "columns": "lean", "extra": src}
+    run_simulation(Simulation(**kw, chunk=8), tmp_path / "local")
+    run_simulation(Simulation(**kw, chunk=3), tmp_path / "dask", engine=engine)
+    assert_same_dataset(tmp_path / "local", tmp_path / "dask")
+    assert read_manifest(tmp_path / "dask")["auction"]["sd"]["worlds"] == 2
 
 
 def check_worker_killed_mid_task_loses_nothing(tmp_path, engine, cluster):

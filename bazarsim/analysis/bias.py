@@ -18,6 +18,12 @@ rates are paired, and per (kind, bid) the table gives
 
 Rows are declaring sides, not seats: both seats of a side give the same play, so
 counting a side once keeps the rows of one deal from being counted twice.
+
+A dataset bid by policies (``simulate --auction POLICY --sd``) gives the table of the
+contracts actually bid instead (:func:`contract_bias_table`): one row per kind, bid and
+contra, each deal counted once for its declaring side and scored with its contra, DD
+against the plain PIMC players or, with ``listen``, against the players that listen to
+the auction (``contract_dd_*``, ``contract_sd_*``, ``contract_listen_*``).
 """
 
 from __future__ import annotations
@@ -26,8 +32,10 @@ import math
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
 from bazarsim.analysis.bids import (
+    Bid,
     beyond_cards_note,
     check_bid_options,
     declarer_outcome,
@@ -37,11 +45,17 @@ from bazarsim.analysis.bids import (
     simulated_kinds,
 )
 from bazarsim.analysis.stats import wilson_interval
-from bazarsim.core.contracts import KIND_NAMES
+from bazarsim.core.contracts import CONTRA_NAMES, KIND_NAMES
 from bazarsim.core.errors import BazarsimError
 from bazarsim.engine.simulation import ruleset_from_params
 from bazarsim.store.location import resolve
-from bazarsim.store.parts import checked_part_files, read_manifest, reading, stream_batches
+from bazarsim.store.parts import (
+    checked_part_files,
+    part_schema,
+    read_manifest,
+    reading,
+    stream_batches,
+)
 
 # per (kind, bid): declaring sides; made under DD, under SD, under both; the rows DD makes
 # and the sum and sum of squares of their SD - DD points
@@ -50,11 +64,22 @@ _SUMS = ("n", "dd", "sd", "both", "gap_n", "gap", "gap2")
 
 def bias_table(out: str | Path, kinds: list[str] | None = None,
                levels: list[int] | None = None, contra: str = "none",
-               confidence: float = 0.95, batch_size: int = 1 << 16) -> dict:
+               confidence: float = 0.95, batch_size: int = 1 << 16,
+               listen: bool = False) -> dict:
     """The bias table of a dataset with DD and SD columns: ``{"rows": [...], ...}`` with
-    one row per (kind, bid) (see the module docstring) and what the rows rest on."""
+    one row per (kind, bid) (see the module docstring) and what the rows rest on. A
+    dataset bid by policies gives :func:`contract_bias_table`; ``listen`` asks for its
+    listening players."""
     out = resolve(out)
     manifest = read_manifest(out)
+    if "auction" in manifest:
+        if contra != "none":
+            raise BazarsimError(f"--contra {contra}: {out} was bid by policies, and each "
+                                "contract is scored with its own contra (rows per contra)")
+        return contract_bias_table(out, kinds, levels, confidence, listen)
+    if listen:
+        raise BazarsimError(f"--listen needs a dataset bid by policies (simulate --auction "
+                            f"POLICY --sd); {out} was not", str(out))
     missing = [f for f, key in (("--dd", "dd"), ("--sd", "sd")) if not manifest.get(key)]
     if missing:
         raise BazarsimError(f"{out} needs both double-dummy and single-dummy columns: "
@@ -108,6 +133,82 @@ def bias_table(out: str | Path, kinds: list[str] | None = None,
             "dd": play_name("dd", manifest), "sd": play_name("sd", manifest),
             "confidence": confidence, "rows": [r for r in rows if r["n"]],
             "beyond_cards": beyond_cards_note(rs, bids)}
+
+
+def contract_bias_table(out: str | Path, kinds: list[str] | None = None,
+                        levels: list[int] | None = None, confidence: float = 0.95,
+                        listen: bool = False) -> dict:
+    """The bias table of the contracts a dataset's policies bid (see the module
+    docstring): rows per (kind, bid, contra), each deal's declaring side once."""
+    out = resolve(out)
+    manifest = read_manifest(out)
+    auction = manifest.get("auction")
+    if not auction or not auction.get("sd"):
+        raise BazarsimError(f"{out} needs its contracts played out: simulate it with "
+                            "--auction POLICY --sd", str(out))
+    if not 0 < confidence < 1:
+        raise BazarsimError(f"--confidence {confidence}: must be between 0 and 1")
+    rs = ruleset_from_params(manifest)
+    want = simulated_kinds(manifest, rs, kinds, out)
+    check_bid_options(rs, "none", levels)
+    sd = "listen" if listen else "sd"
+    cols = ["index", "declarer", "contract_kind", "contract_level", "contract_capot",
+            "contract_contra", "contract_dd_ns", "contract_dd_capot", f"contract_{sd}_ns",
+            f"contract_{sd}_capot"]
+    for k in want:
+        kn = KIND_NAMES[k]
+        cols += [f"{kn}_{x}_{s}" for x in ("declarations", "bela") for s in ("ns", "ew")]
+    with reading(out):
+        files = checked_part_files(out)
+        lacking = [c for c in cols if c not in part_schema(files[0]).names]
+        if lacking:
+            raise BazarsimError(f"{out} lacks columns {', '.join(lacking[:4])}: simulate it "
+                                "again with --auction POLICY --sd", str(out))
+        frames = [b.to_pandas() for b in stream_batches(files, cols, 1 << 16)]
+    df = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=cols)
+    deals = len(df)
+    df = df[df["declarer"] >= 0]
+    if levels is not None:
+        df = df[df["contract_level"].isin(levels) & (df["contract_capot"] == 0)]
+    rows = []
+    groups = df.groupby(["contract_kind", "contract_level", "contract_capot",
+                         "contract_contra"], sort=True)
+    for (kind, level, capot, con), g in groups:
+        if kind not in want:
+            continue
+        kn = KIND_NAMES[kind]
+        bid = Bid(int(kind), int(level), bool(capot))
+        sums = dict.fromkeys(_SUMS, 0.0)
+        for side in (0, 1):
+            part = g[(g["declarer"] & 1) == side]
+            if part.empty:
+                continue
+            extra = [part[f"{kn}_{x}_{s}"].to_numpy() for x in ("declarations", "bela")
+                     for s in ("ns", "ew")]
+            outcome = {p: declarer_outcome(side, rs.total_points(int(kind)),
+                                           part[f"contract_{p}_ns"].to_numpy(),
+                                           part[f"contract_{p}_capot"].to_numpy(), *extra)
+                       for p in ("dd", sd)}
+            md = score_bids(rs, outcome["dd"], [bid], int(con))[0][0]
+            ms = score_bids(rs, outcome[sd], [bid], int(con))[0][0]
+            gap = (outcome[sd]["points"][:, side]
+                   - outcome["dd"]["points"][:, side]).astype(np.float64)[md]
+            for key, v in (("n", len(md)), ("dd", md.sum()), ("sd", ms.sum()),
+                           ("both", (md & ms).sum()), ("gap_n", len(gap)),
+                           ("gap", gap.sum()), ("gap2", (gap * gap).sum())):
+                sums[key] += v
+        row = _row(bid, sums, confidence)
+        row["contra"] = CONTRA_NAMES[int(con)]
+        if row["contra"]:
+            row["bid"] += f" {row['contra']}"
+        rows.append(row)
+    sd_name = play_name("sd", {"sd": auction["sd"]})
+    return {"dataset": str(out), "ruleset": rs.name, "deals": deals, "contracts": len(df),
+            "policies": {s: p["name"] for s, p in auction["policies"].items()},
+            "dd": play_name("dd", manifest),
+            "sd": sd_name + (", listening to the auction" if listen else ""),
+            "confidence": confidence, "rows": [r for r in rows if r["n"]],
+            "beyond_cards": None}
 
 
 def _row(bid, s: dict, confidence: float) -> dict:

@@ -16,7 +16,7 @@ four sevens), ``declarer`` (seat 0..3, -1: no contract), ``contract_kind`` (-1: 
 ``contract_level``, ``contract_capot`` (1 a capot bid), ``contract_contra`` (0, 1 contra,
 2 recontra), ``contract_dd_ns`` and ``contract_dd_capot`` (the ``{K}_dd_*`` layout; -1
 without a contract) and, with ``sd``, ``contract_sd_ns``, ``contract_sd_capot``,
-``contract_sdl_ns``, ``contract_sdl_capot`` (``sdl``: the listening players). Each
+``contract_listen_ns``, ``contract_listen_capot`` (``listen``: the listening players). Each
 deal's columns depend on the seed, its index and its cards only.
 """
 
@@ -45,7 +45,7 @@ from bazarsim.rules.rulesets import Ruleset
 KEY = "auction"  # the manifest's entry
 AUCTION_COLUMNS = ("auction", "declarer", "contract_kind", "contract_level", "contract_capot",
                    "contract_contra", "contract_dd_ns", "contract_dd_capot")
-SD_COLUMNS = ("contract_sd_ns", "contract_sd_capot", "contract_sdl_ns", "contract_sdl_capot")
+SD_COLUMNS = ("contract_sd_ns", "contract_sd_capot", "contract_listen_ns", "contract_listen_capot")
 
 
 def parse_table_policies(spec: str) -> dict[int, Policy]:
@@ -87,6 +87,13 @@ class AuctionColumns:
         check_listenable(self.ruleset)
         if sorted(self.policies) != [0, 1, 2, 3]:
             raise BazarsimError("simulate --auction needs a policy for each of the four seats")
+        self.model = load_hand_model(self.model_path, self.ruleset)
+
+    def __getstate__(self):  # sent to Dask workers without the model: they load it
+        return {k: v for k, v in self.__dict__.items() if k != "model"}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
         self.model = load_hand_model(self.model_path, self.ruleset)
 
     def params(self) -> dict:
@@ -146,8 +153,8 @@ class AuctionColumns:
                     ns, tricks = listening_playout(hands[i], contracts[i], int(dealers[i]),
                                                    histories[i], self.policies, self.model,
                                                    self.sd, sim.seed, int(index[i]), rs)
-                    out["contract_sdl_ns"][i] = ns
-                    out["contract_sdl_capot"][i] = capot_code(tricks)
+                    out["contract_listen_ns"][i] = ns
+                    out["contract_listen_capot"][i] = capot_code(tricks)
         return out
 
     def _dd(self, sim, kind, sel, hands, dealers, cols, out) -> None:

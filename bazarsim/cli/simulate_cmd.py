@@ -73,7 +73,7 @@ def simulate_command(
         "seat: careful,E=bold) before playing it: columns auction, declarer, contract_* and "
         "the final contract's DD result (contract_dd_ns); with --sd the contract alone is "
         "played out, by four PIMC players (contract_sd_ns) and by four that listen to the "
-        "auction (contract_sdl_ns; --worlds is their ESS). bazar and bazar-blot.",
+        "auction (contract_listen_ns; --worlds is their ESS). bazar and bazar-blot.",
         show_default=False)] = None,
     model: Annotated[str | None, typer.Option(
         "--model", help="With --auction: the hand model the policies bid with (a bazarsim "

@@ -140,20 +140,26 @@ def bias_command(
     contra: ContraOpt = "none",
     fmt: FormatOpt = Format.table,
     confidence: Annotated[float, typer.Option("--confidence", help="Interval level.")] = 0.95,
+    listen: Annotated[bool, typer.Option(
+        "--listen", help="A dataset bid by policies (simulate --auction POLICY --sd): "
+        "single dummy by the players that listen to the auction instead of the plain "
+        "PIMC players.")] = False,
 ) -> None:
     """How far double dummy is from hidden-card play: per kind and bid, P(make) under DD
     and under single dummy (four PIMC players) with their intervals, P(SD makes | DD
     makes), P(SD makes | DD fails), and the declaring side's points SD minus DD, on the
-    same deals (paired)."""
+    same deals (paired). A dataset bid by policies gives the contracts it bid: one row
+    per kind, bid and contra, each deal once."""
     from bazarsim.analysis.bias import bias_table
-    from bazarsim.report.bias import BIAS_NOTES, bias_records, bias_title
+    from bazarsim.report.bias import BIAS_NOTES, CONTRACT_NOTES, bias_records, bias_title
 
     res = bias_table(directory, kinds=split_list(kind), levels=parse_levels(levels),
-                     contra=contra, confidence=confidence)
+                     contra=contra, confidence=confidence, listen=listen)
     if fmt == Format.json:
         emit_json(res)
         return
-    notes = list(BIAS_NOTES) if fmt == Format.table else []
+    notes = (list(CONTRACT_NOTES if "contracts" in res else BIAS_NOTES)
+             if fmt == Format.table else [])
     if res["beyond_cards"] and fmt in (Format.table, Format.md):
         notes.append(res["beyond_cards"])
     emit_records(bias_records(res, fmt), fmt, title=bias_title(res), notes=notes or None)

@@ -23,8 +23,9 @@ def bias_records(res: dict, fmt: Format) -> list[dict]:
     if fmt not in (Format.table, Format.md):
         return res["rows"]
     out = []
+    counted = "contracts" if "contracts" in res else "sides"
     for r in res["rows"]:
-        row = {"bid": r["bid"], "sides": f"{r['n']:,}",
+        row = {"bid": r["bid"], counted: f"{r['n']:,}",
                "DD %": _pct(r["p_make_dd"]), "SD %": _pct(r["p_make_sd"])}
         if fmt == Format.md:
             row["DD interval"] = f"{_pct(r['dd_low'])} .. {_pct(r['dd_high'])}"
@@ -41,6 +42,11 @@ def bias_records(res: dict, fmt: Format) -> list[dict]:
 
 
 def bias_title(res: dict) -> str:
+    if "contracts" in res:
+        bid_by = ", ".join(f"{s} {p}" for s, p in res["policies"].items())
+        return (f"DD bias of the contracts bid in {res['dataset']} ({res['ruleset']}, "
+                f"{res['contracts']:,} contracts of {res['deals']:,} deals, bid by {bid_by}): "
+                f"{res['dd']} against {res['sd']}")
     return (f"DD bias in {res['dataset']} ({res['ruleset']}, {res['deals']:,} deals): "
             f"{res['dd']} against {res['sd']}")
 
@@ -53,4 +59,12 @@ BIAS_NOTES = [
     "points "
     "gap: the declaring side's card points SD minus DD where DD makes the bid, ± its "
     "paired standard error. Intervals: --format md or json.",
+]
+
+CONTRACT_NOTES = [
+    "contracts: the deals whose auction ended in this bid and contra (each deal once, for "
+    "its declaring side, scored with its contra); DD %, SD %: P(make) under double dummy "
+    "and under hidden-card play; SD - DD: their difference in points of %, ± its paired "
+    "standard error.",
+    BIAS_NOTES[1],
 ]
