@@ -196,12 +196,13 @@ def capot_code(tricks_ns):
 
 def listening_playout(hands, contract: Contract, dealer: int, calls, policies, model,
                       worlds: int, seed: int, deal_index: int, rs: Ruleset,
-                      players=None) -> tuple[int, int]:
+                      players=None, decisions: list | None = None) -> tuple[int, int]:
     """N-S's card points and tricks when ``contract`` is played out by four listening PIMC
     players (``worlds``: the ESS a decision asks), each assuming the others bid with
     ``policies``; ``players``: four player objects instead (e.g. some plain, for the
     listeners' play-offs). First lead from the dealer's left; the decisions' streams are
-    the plain players' (seed, deal index, card, seat)."""
+    the plain players' (seed, deal index, card, seat). ``decisions``: gets ``(ess,
+    draws, capped)`` of every weighted decision."""
     if players is None:
         players = [ListeningPimcPlayer(policies, model, worlds, seed=seed) for _ in range(4)]
     hands = [int(h) for h in hands]
@@ -211,7 +212,10 @@ def listening_playout(hands, contract: Contract, dealer: int, calls, policies, m
         seat = PlayerView(rs, contract, dealer, leader, 0, 0, list(history)).to_play()
         view = PlayerView.from_deal(hands, contract, history, seat, dealer, rs,
                                     deal_index=deal_index, auction=calls)
-        history.append((seat, int(players[seat].decide(view).card)))
+        d = players[seat].decide(view)
+        history.append((seat, int(d.card)))
+        if decisions is not None and d.ess is not None:
+            decisions.append((d.ess, d.draws, d.capped))
     end = PlayerView(rs, contract, dealer, leader, 0, 0, history)
     taken, tricks = trick_tally(end)
     return taken[0], tricks[0]

@@ -418,7 +418,14 @@ def soft_probability(make, opp, i, ctx_ints, ctx_low, ctx_cap, ctx_need, thr, sh
         if lo < scratch[t] < hi:
             scratch[k] = scratch[t]
             k += 1
-    pts = np.sort(scratch[:k])
+    for t in range(1, k):  # sorted in place: few points, and no allocation per call
+        x = scratch[t]
+        u = t - 1
+        while u >= 0 and scratch[u] > x:
+            scratch[u + 1] = scratch[u]
+            u -= 1
+        scratch[u + 1] = x
+    pts = scratch
     total = 0.0
     a = lo
     f_a = _logistic(a, softness)

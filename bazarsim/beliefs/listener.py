@@ -7,7 +7,8 @@ to the cheapest card), but its worlds are the auction-weighted worlds of
 by how likely the other seats' calls were with them. ``worlds`` is the effective sample
 size asked: worlds are drawn (cheaply: no solving) until their ESS reaches it, then that
 many are taken from them in proportion to their weights (systematic resampling) and
-solved, so a decision solves as many worlds as the unweighted player's; when no more
+solved, so a decision solves as many worlds as the unweighted player's (the draws stop
+at :data:`~bazarsim.beliefs.worlds.MAX_DRAWS_PER_ESS` per world asked); when no more
 worlds than that are consistent, each is solved with its exact weight. A view without
 an auction, or one where no other seat called, is decided by the plain PIMC player, bit
 for bit.
@@ -18,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from bazarsim.beliefs.evidence import Evidence, weighted_sample
-from bazarsim.beliefs.worlds import SHRINK_DECISION, new_cache
+from bazarsim.beliefs.worlds import MAX_DRAWS_PER_ESS, SHRINK_DECISION, new_cache
 from bazarsim.core.errors import BazarsimError
 from bazarsim.matches.model import HandModel
 from bazarsim.matches.policy import Policy
@@ -102,7 +103,7 @@ class ListeningPimcPlayer(PimcPlayer):
                              enumerate_max=ENUMERATE_PER_WORLD * self.worlds,
                              pilot=max(MIN_PILOT, PILOT_PER_WORLD * self.worlds),
                              pilot_rounds=COLD_ROUNDS, shrink=SHRINK_DECISION, theta=theta,
-                             cache=cache)
+                             cache=cache, max_draws=MAX_DRAWS_PER_ESS * self.worlds)
         if ww.exhaustive and ww.n <= self.worlds:  # every world, exactly weighted
             worlds, weights = ww.hands, ww.weights
         else:

@@ -68,15 +68,16 @@ def seat_players(playoff: str, table: int, declarer_side: int, src: AuctionColum
     return [first[s] if s % 2 == declarer_side else second[s] for s in range(4)]
 
 
-def _play_rows(args) -> list[tuple[int, int, int]]:
-    """Worker: (index, table 0's, table 1's declaring-side points) of some deals."""
+def _play_rows(args) -> tuple[list[tuple[int, int, int]], list]:
+    """Worker: (index, table 0's, table 1's declaring-side points) of some deals, and the
+    (ess, draws, capped) of their weighted decisions."""
     out_dir, playoff, rows = args
     params = read_manifest(out_dir)
     src = column_source(params)
     worlds = params["auction"]["sd"]["worlds"]
     seed = params["seed"]
     rs = src.ruleset
-    res = []
+    res, decisions = [], []
     for r in rows:
         hands = [int(r[s]) for s in "NESW"]
         dealer = int(r["dealer"])
@@ -91,18 +92,20 @@ def _play_rows(args) -> list[tuple[int, int, int]]:
             else:
                 players = seat_players(playoff, table, side, src, worlds, seed)
                 ns = listening_playout(hands, con, dealer, calls, src.policies, src.model,
-                                       worlds, seed, int(r["index"]), rs, players)[0]
+                                       worlds, seed, int(r["index"]), rs, players,
+                                       decisions)[0]
             total = rs.total_points(con.kind)
             pts.append(ns if side == 0 else total - ns)
         res.append((int(r["index"]), pts[0], pts[1]))
-    return res
+    return res, decisions
 
 
 def listening_playoff(out_dir: str, playoff: str, deals: int | None = None,
                       processes: int = 1, progress=None) -> dict:
     """Play ``playoff`` (see :data:`PLAYOFFS`) on the first ``deals`` contracts of a
     ``simulate --auction --sd`` dataset: the mean difference in the declaring side's card
-    points (table 0 minus table 1) with its standard error, and the per-deal rows."""
+    points (table 0 minus table 1) with its standard error, the per-deal rows, and the
+    weighted decisions' median ESS and draws and the share that hit the draw cap."""
     if playoff not in PLAYOFFS:
         raise BazarsimError(f"unknown play-off {playoff!r}: {', '.join(PLAYOFFS)}", playoff)
     params = read_manifest(out_dir)
@@ -116,21 +119,31 @@ def listening_playoff(out_dir: str, playoff: str, deals: int | None = None,
     size = max(1, min(25, len(records) // max(1, 4 * processes)))
     jobs = [(str(out_dir), playoff, records[i:i + size]) for i in range(0, len(records), size)]
     rows: list[tuple[int, int, int]] = []
+    decisions: list = []
     if processes <= 1:
-        for job in jobs:
-            rows += _play_rows(job)
+        done = map(_play_rows, jobs)
+    else:
+        pool = ProcessPoolExecutor(processes)
+        done = pool.map(_play_rows, jobs)
+    try:
+        for part, seen in done:
+            rows += part
+            decisions += seen
             if progress:
                 progress(len(rows), len(records))
-    else:
-        with ProcessPoolExecutor(processes) as pool:
-            for part in pool.map(_play_rows, jobs):
-                rows += part
-                if progress:
-                    progress(len(rows), len(records))
+    finally:
+        if processes > 1:
+            pool.shutdown()
     diff = np.array([a - b for _i, a, b in rows], np.float64)
     n = len(diff)
     return {"playoff": playoff, "deals": n,
             "mean": float(diff.mean()) if n else math.nan,
             "se": float(diff.std(ddof=1) / math.sqrt(n)) if n > 1 else math.nan,
             "differ": int((diff != 0).sum()),
+            "weighted_decisions": len(decisions),
+            "median_ess": float(np.median([e for e, _d, _c in decisions])) if decisions
+            else math.nan,
+            "median_draws": float(np.median([d for _e, d, _c in decisions])) if decisions
+            else math.nan,
+            "capped": float(np.mean([c for _e, _d, c in decisions])) if decisions else math.nan,
             "rows": rows}

@@ -15,7 +15,8 @@ need; the third takes the rest). The weights are fitted to the auction in a few 
 rounds (each card's posterior share per seat against its share under the proposal, the
 cross-entropy method) and every draw carries the importance weight
 ``likelihood(world) / prod theta``, so the weighted draws are the posterior whatever the
-proposal: a poor proposal costs effective sample size, never bias.
+proposal: a poor proposal costs effective sample size, never bias. The last pilot round's
+draws (untempered likelihood, an exactly normalised proposal) are kept among the worlds.
 
 The **effective sample size** of weights ``w`` is ``(sum w)^2 / sum w^2``: the number of
 equally weighted worlds the weighted draws are worth. Draws go on until it reaches the
@@ -362,8 +363,15 @@ def weighted_worlds(me, own, fixed, forbid, counts, played, played_by, ess_targe
             theta_seats[seats[k], cards[i]] = theta[k, cards[i]]
     k_out = 0
     cap = min(max_draws, out_w.shape[0])
-    ess = 0.0
-    while k_out < cap:
+    # the last pilot round drew from an exactly normalised proposal with the untempered
+    # likelihood: its draws are importance samples of the posterior as good as any, kept
+    if pilot <= cap:
+        for p in range(pilot):
+            out_w[p] = pilot_w[p]
+            out_hands[p, :] = pilot_h[p, :]
+        k_out = pilot
+    ess = _ess(out_w, k_out) if k_out else 0.0
+    while k_out < cap and ess < ess_target:
         lik, dens = _mixture_draw(beta, total, cards, m, allowed, seats, theta, need, z,
                                      classes, sizes, table, fixed, me, own, key, d, hands,
                                      played_by, rows, n_rows, ctx_ints, ctx_low, ctx_cap,
