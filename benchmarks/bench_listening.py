@@ -78,7 +78,7 @@ def bias_markdown(tables: dict[str, dict], deals: int) -> str:
     for t in tables.values():
         lines += ["", render_records(bias_records(t, Format.md), Format.md,
                                      title=bias_title(t))]
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines).replace(f"{ROOT}/", "") + "\n"
 
 
 def collect(quick: bool) -> list[dict]:
