@@ -22,13 +22,20 @@ deal's columns depend on the seed, its index and its cards only.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 
 import numpy as np
 
 from bazarsim.beliefs.calls import check_listenable
-from bazarsim.beliefs.evidence import bid_deal, load_hand_model, shipped_model_path
+from bazarsim.beliefs.evidence import (
+    bid_deal,
+    load_hand_model,
+    seat_policy_names,
+    shipped_model_path,
+)
 from bazarsim.beliefs.listener import ListeningPimcPlayer
 from bazarsim.core.cards import SEATS, parse_seat
 from bazarsim.core.contracts import KIND_NAMES, Contract
@@ -51,20 +58,7 @@ SD_COLUMNS = ("contract_sd_ns", "contract_sd_capot", "contract_listen_ns", "cont
 def parse_table_policies(spec: str) -> dict[int, Policy]:
     """``simulate --auction``: one policy for every seat (``careful``), or per seat after
     it (``careful,E=bold,W=my.toml``)."""
-    default, per_seat = None, {}
-    for item in [t.strip() for t in spec.replace(";", ",").split(",") if t.strip()]:
-        if "=" in item:
-            seat_text, _, name = item.partition("=")
-            try:
-                seat = parse_seat(seat_text.strip())
-            except BazarsimError:
-                raise BazarsimError(f"--auction {item!r}: {seat_text.strip()!r} is not a "
-                                    "seat (N E S W)", item) from None
-            if not name.strip():
-                raise BazarsimError(f"--auction {item!r}: no policy after '='", item)
-            per_seat[seat] = name.strip()
-        else:
-            default = item
+    default, per_seat = seat_policy_names(spec, "--auction")
     missing = [SEATS[s] for s in range(4) if s not in per_seat and default is None]
     if missing:
         raise BazarsimError(f"--auction {spec!r}: no policy for seat {' '.join(missing)} "
@@ -97,8 +91,11 @@ class AuctionColumns:
         self.model = load_hand_model(self.model_path, self.ruleset)
 
     def params(self) -> dict:
+        path = Path(self.model_path) if self.model_path else shipped_model_path(self.ruleset)
         doc = {"policies": {SEATS[s]: asdict(self.policies[s]) for s in range(4)},
-               "model": self.model_path or f"shipped:{shipped_model_path(self.ruleset).name}",
+               "model": self.model_path or f"shipped:{path.name}",
+               # the model's content: another file at the same path is another run
+               "model_sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
                **({"sd": {"players": "pimc", "worlds": self.sd}} if self.sd else {})}
         return json.loads(json.dumps(doc))  # as the manifest reads it back
 
@@ -146,7 +143,7 @@ class AuctionColumns:
                 out["contract_contra"][i] = con.contra
         for kind in sorted({c.kind for c in contracts if c is not None}):
             sel = np.flatnonzero(out["contract_kind"] == kind)
-            self._dd(sim, kind, sel, hands, dealers, cols, out)
+            self._dd(kind, sel, hands, dealers, cols, out)
             if self.sd:
                 self._sd(sim, kind, sel, hands, dealers, index, out)
                 for i in sel:
@@ -157,7 +154,7 @@ class AuctionColumns:
                     out["contract_listen_capot"][i] = capot_code(tricks)
         return out
 
-    def _dd(self, sim, kind, sel, hands, dealers, cols, out) -> None:
+    def _dd(self, kind, sel, hands, dealers, cols, out) -> None:
         k = KIND_NAMES[kind]
         if f"{k}_dd_ns" in cols:  # --dd solved every kind already
             out["contract_dd_ns"][sel] = cols[f"{k}_dd_ns"][sel]

@@ -425,22 +425,9 @@ def soft_probability(make, opp, i, ctx_ints, ctx_low, ctx_cap, ctx_need, thr, sh
             scratch[u + 1] = scratch[u]
             u -= 1
         scratch[u + 1] = x
-    pts = scratch
-    total = 0.0
-    a = lo
-    f_a = _logistic(a, softness)
-    for t in range(k + 1):
-        b = pts[t] if t < k else hi
-        if b > a:
-            # the policy's call for a move inside (a, b): a comparison
-            # ``estimate >= threshold + move`` holds for moves up to its breakpoint
-            c = policy_code(make, opp, i, ctx_ints, ctx_low, ctx_cap, ctx_need, thr,
-                            shift + 0.5 * (a + b), kinds, lvl0, n_levels)
-            f_b = _logistic(b, softness)
-            if c == observed:
-                total += f_b - f_a
-            f_a = f_b
-            a = b
+    total = _bid_mass(make, i, ctx_low, ctx_cap, ctx_need, thr, shift, softness, kinds,
+                      lvl0, n_levels, ctx_ints[i, 7] == 1, ctx_ints[i, 4] == 0, scratch, k, lo,
+                      hi, observed)
     # the tails beyond +-TAIL softness take the call at their edge
     if lo == -tail and policy_code(make, opp, i, ctx_ints, ctx_low, ctx_cap, ctx_need, thr,
                                    shift - tail, kinds, lvl0, n_levels) == observed:
@@ -448,6 +435,88 @@ def soft_probability(make, opp, i, ctx_ints, ctx_low, ctx_cap, ctx_need, thr, sh
     if hi == tail and policy_code(make, opp, i, ctx_ints, ctx_low, ctx_cap, ctx_need, thr,
                                   shift + tail, kinds, lvl0, n_levels) == observed:
         total += 1.0 - _logistic(tail, softness)
+    return total
+
+
+@nb.njit(cache=True)
+def _bid_mass(make, i, ctx_low, ctx_cap, ctx_need, thr, shift, softness, kinds, lvl0,
+              n_levels, jump, forced, pts, k, lo, hi, observed):
+    """The logistic mass of the moves in ``(lo, hi)`` (a bid's window: no double is made
+    there) for which the policy's call is the bid ``observed``, the moves cut at the sorted
+    breakpoints ``pts[:k]``: :func:`policy_code`'s bids swept over the moves. Between two
+    breakpoints the call is one; as the move grows a kind's highest supported level can
+    only fall (a comparison ``estimate >= threshold + move`` holds up to its breakpoint),
+    so it is followed by a pointer per kind into the running minima of its levels'
+    margins, instead of a scan of the levels in every interval."""
+    top_level = lvl0 + n_levels - 1
+    active = np.zeros(N_KINDS, np.bool_)
+    capb = np.full(N_KINDS, -np.inf)  # the capot bid is made for moves up to this
+    qual = np.full(N_KINDS, -np.inf)  # the lowest legal level qualifies up to this
+    base = np.zeros(N_KINDS)  # the rank's tie-break: P(make) of the lowest legal level
+    run_min = np.empty((N_KINDS, n_levels + 1))  # running minima of the margins above low
+    ptr = np.zeros(N_KINDS, np.int64)  # levels above low still supported
+    forced_code = -1
+    best_p = -1.0
+    for kind in kinds:
+        low = ctx_low[i, kind]
+        if forced and low >= 0:  # the dealer's bid when no kind qualifies
+            p = make[kind, _col(low, False, lvl0, n_levels)]
+            if p > best_p:
+                best_p = p
+                forced_code = bid_code(kind, 0, low)
+        nc = ctx_need[i, kind]
+        if nc < 0:
+            continue
+        active[kind] = True
+        need = _need(thr, i, nc, shift)
+        cap = ctx_cap[i, kind]
+        if cap >= 0:
+            capb[kind] = min(make[kind, n_levels] - thr[i, T_CAPOT] - shift,
+                             make[kind, _col(cap, False, lvl0, n_levels)] - need)
+        if low >= 0:
+            qual[kind] = make[kind, _col(low, False, lvl0, n_levels)] - need
+            base[kind] = make[kind, _col(low, False, lvl0, n_levels)]
+            if low > 0:
+                m = np.inf
+                t = 0
+                for level in range(low + 1, top_level + 1):
+                    m = min(m, make[kind, _col(level, False, lvl0, n_levels)] - need)
+                    run_min[kind, t] = m
+                    t += 1
+                ptr[kind] = t
+    total = 0.0
+    a = lo
+    f_a = _logistic(a, softness)
+    for t in range(k + 1):
+        b = pts[t] if t < k else hi
+        if b > a:
+            e = 0.5 * (a + b)
+            best = -1
+            best_rank = -1.0
+            for kind in kinds:
+                if not active[kind]:
+                    continue
+                if capb[kind] >= e:
+                    rank = 10_000.0
+                    code = bid_code(kind, 1, ctx_cap[i, kind])
+                elif qual[kind] >= e:
+                    while ptr[kind] > 0 and run_min[kind, ptr[kind] - 1] < e:
+                        ptr[kind] -= 1
+                    top = ctx_low[i, kind] + ptr[kind]
+                    rank = top + base[kind] / 2
+                    code = bid_code(kind, 0, top if jump else ctx_low[i, kind])
+                else:
+                    continue
+                if rank > best_rank:
+                    best_rank = rank
+                    best = code
+            if best < 0:
+                best = forced_code
+            f_b = _logistic(b, softness)
+            if best == observed:
+                total += f_b - f_a
+            f_a = f_b
+            a = b
     return total
 
 

@@ -62,29 +62,33 @@ def load_hand_model(spec: str | Path | None, rs: Ruleset) -> HandModel:
     return HandModel.load(spec, rs)
 
 
-def parse_seat_policies(spec: str | None, me: int) -> dict[int, Policy]:
-    """``--policy``: one policy for every other seat (``bold``), or per seat
-    (``E=bold,W=my.toml``), or both (``bold,N=careful``); unnamed seats: careful."""
-    default = DEFAULT_POLICY
+def seat_policy_names(spec: str | None, option: str) -> tuple[str | None, dict[int, str]]:
+    """A policy option's text: the policy named for every seat (``None``: none) and those
+    named per seat (``bold,E=careful,W=my.toml``); ``option`` names it in errors."""
+    default = None
     per_seat: dict[int, str] = {}
-    for item in [t for t in re.split(r"[,;]", spec or "") if t.strip()]:
+    for item in [t.strip() for t in re.split(r"[,;]", spec or "") if t.strip()]:
         if "=" in item:
             seat_text, _, name = item.partition("=")
             try:
                 seat = parse_seat(seat_text.strip())
             except BazarsimError:
-                raise BazarsimError(f"--policy {item!r}: {seat_text.strip()!r} is not a seat "
+                raise BazarsimError(f"{option} {item!r}: {seat_text.strip()!r} is not a seat "
                                     "(N E S W)", item) from None
             if not name.strip():
-                raise BazarsimError(f"--policy {item!r}: no policy after '='", item)
+                raise BazarsimError(f"{option} {item!r}: no policy after '='", item)
             per_seat[seat] = name.strip()
         else:
-            default = item.strip()
-    out = {}
-    for s in range(4):
-        if s != me:
-            out[s] = load_policy(per_seat.get(s, default))
-    return out
+            default = item
+    return default, per_seat
+
+
+def parse_seat_policies(spec: str | None, me: int) -> dict[int, Policy]:
+    """``--policy``: one policy for every other seat (``bold``), or per seat
+    (``E=bold,W=my.toml``), or both (``bold,N=careful``); unnamed seats: careful."""
+    default, per_seat = seat_policy_names(spec, "--policy")
+    return {s: load_policy(per_seat.get(s, default or DEFAULT_POLICY))
+            for s in range(4) if s != me}
 
 
 @dataclass

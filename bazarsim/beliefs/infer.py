@@ -197,8 +197,11 @@ def silent_calls(evidence: Evidence, worlds: WeightedWorlds, played_by) -> list[
     them, so they say nothing of the hands (e.g. a jump the policy never makes)."""
     cm = evidence.model
     out = []
+    heaviest = np.argsort(worlds.weights)[::-1][:64]  # where a call that counts is likely
     for row, (s, call) in enumerate(cm.contexts.calls):
         dealt = worlds.hands[:, s] | played_by[s]
+        if cm.soft_of_row(row, dealt[heaviest]).max() >= 1e-3:
+            continue
         if cm.soft_of_row(row, dealt).max() < 1e-3:
             out.append(f"{SEATS[s]} {call}")
     return out
