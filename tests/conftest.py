@@ -110,3 +110,111 @@ def built_dataset(tmp_path_factory, name: str, sim):
         except OSError:  # another process wrote it first
             shutil.rmtree(tmp, ignore_errors=True)
     return path
+
+
+def disk_cached(*depends: str):
+    """A reference or fixture computed once and kept on disk across test processes, as
+    :func:`built_dataset` keeps datasets: under BAZARSIM_TEST_DATA (``make mutants``, whose
+    thousands of test processes would each compute it again), keyed by the function, its
+    arguments (hashable) and the text of every test and package module.
+
+    A process testing a mutant (mutmut names it in MUTANT_UNDER_TEST) reads the kept value
+    unless the mutant is in one of the modules ``depends`` names (prefixes such as
+    ``bazarsim.matches.model``: the code the value is computed with), where it computes
+    its own; only processes without a mutant write it (mutmut's first, clean run). Without
+    BAZARSIM_TEST_DATA it is an in-process cache."""
+    import functools
+    import hashlib
+    import os
+    import pickle
+    from pathlib import Path
+
+    def wrap(fn):
+        memo = functools.cache(fn)
+        loaded: dict = {}
+
+        @functools.wraps(fn)
+        def cached(*args):
+            root = os.environ.get("BAZARSIM_TEST_DATA")
+            mutant = os.environ.get("MUTANT_UNDER_TEST", "")
+            in_mutant = "__mutmut_" in mutant
+            if not root or (in_mutant and mutant.startswith(depends)):
+                return memo(*args)
+            key = hashlib.sha256(repr((fn.__module__, fn.__qualname__, args,
+                                       _source_digest())).encode()).hexdigest()[:20]
+            path = Path(root) / "cached" / f"{fn.__qualname__}-{key}.pkl"
+            if key in loaded:
+                return loaded[key]
+            if in_mutant and path.exists():
+                loaded[key] = pickle.loads(path.read_bytes())
+                return loaded[key]
+            value = memo(*args)
+            if not in_mutant:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                tmp = path.with_suffix(f".tmp-{os.getpid()}")
+                tmp.write_bytes(pickle.dumps(value))
+                tmp.replace(path)  # atomic: a reader sees the whole value or none
+            return value
+
+        return cached
+
+    return wrap
+
+
+def _source_digest() -> str:
+    """A digest of every test and package module (computed once a process)."""
+    import hashlib
+    from pathlib import Path
+
+    global _DIGEST
+    if _DIGEST is None:
+        root = Path(__file__).resolve().parent.parent
+        h = hashlib.sha256()
+        for p in sorted([*root.glob("tests/*.py"), *root.glob("bazarsim/**/*.py")]):
+            h.update(p.read_bytes())
+        _DIGEST = h.hexdigest()
+    return _DIGEST
+
+
+_DIGEST: str | None = None
+
+
+def pytest_collection_modifyitems(config, items):
+    """Testing a mutant (mutmut runs ``pytest -x`` over the tests that reach the mutated
+    function, in no particular order): the cheapest tests first, by the durations of
+    mutmut's own first run, a module's tests kept together (its module fixtures are set up
+    once) and the modules by their cheapest test. A killed mutant then dies at the first
+    cheap test that sees it; the verdict is the same in any order."""
+    import os
+
+    if "__mutmut_" not in os.environ.get("MUTANT_UNDER_TEST", ""):
+        return
+    durations = _mutmut_durations()
+    if not durations:
+        return
+    by_module: dict[str, list] = {}
+    for item in items:
+        by_module.setdefault(item.nodeid.split("::")[0], []).append(item)
+    for group in by_module.values():
+        group.sort(key=lambda it: durations.get(it.nodeid, 0.0))
+    ordered = sorted(by_module.values(), key=lambda g: durations.get(g[0].nodeid, 0.0))
+    items[:] = [it for group in ordered for it in group]
+
+
+def _mutmut_durations() -> dict[str, float]:
+    """Per test, its duration in mutmut's stats (``mutmut-stats.json`` in the run's
+    directory); read once a process."""
+    import json
+    from pathlib import Path
+
+    global _DURATIONS
+    if _DURATIONS is None:
+        stats = Path("mutmut-stats.json")
+        try:
+            _DURATIONS = json.loads(stats.read_text()).get("duration_by_test", {})
+        except (OSError, ValueError):
+            _DURATIONS = {}
+    return _DURATIONS
+
+
+_DURATIONS: dict[str, float] | None = None

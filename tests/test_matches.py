@@ -74,7 +74,7 @@ from bazarsim.rules.rulesets import RULESETS, get_ruleset
 from bazarsim.rules.scoring import DealOutcome, DealScore, score_deal
 from bazarsim.store.parts import existing_parts, read_dataframe
 
-from .conftest import built_dataset
+from .conftest import built_dataset, disk_cached
 
 ROOT = Path(__file__).resolve().parent.parent
 DEALS = 240
@@ -88,15 +88,22 @@ def solved(tmp_path_factory):
         for name in RULESETS}
 
 
+@disk_cached("bazarsim.matches.model", "bazarsim.analysis", "bazarsim.store")
+def model_and_deals(path: str):
+    """A solved dataset's fitted model and its deal table (kept across mutmut's test
+    processes, except those testing a mutant of the code that computes them)."""
+    return fit_model(path)[0], load_deals(path)
+
+
 @pytest.fixture(scope="module")
 def fitted(solved, tmp_path_factory):
     """Each ruleset's model, saved, and its deal table."""
     out = {}
     for name, path in solved.items():
-        model, _cal = fit_model(path)
+        model, deals = model_and_deals(str(path))
         file = tmp_path_factory.mktemp(f"model-{name}") / "model.json"
         model.save(file)
-        out[name] = (model, file, load_deals(path))
+        out[name] = (model, file, deals)
     return out
 
 

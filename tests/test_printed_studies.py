@@ -40,7 +40,7 @@ from bazarsim.rules.rulesets import get_ruleset
 from tests.naive_match import verdict
 from tests.naive_scoring import score as naive_score
 
-from .conftest import built_dataset
+from .conftest import built_dataset, disk_cached
 
 RULESET = "bazar-blot"
 DEALS = 120
@@ -185,7 +185,7 @@ def deal_outcome(row, kind: int, kn: str, rs):
     return points, tricks, decl, bela
 
 
-@functools.cache
+@disk_cached()  # plain Python over the dataset's rows: nothing of bazarsim's
 def declarer_rows(path, kind: int, level: int) -> pd.DataFrame:
     """Every (deal, seat) as the declarer of ``level`` in ``kind``: the hand's features,
     made, and the declarers' score minus the defenders' (tests/naive_scoring.py)."""

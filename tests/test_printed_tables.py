@@ -37,6 +37,7 @@ from bazarsim.rules.rulesets import get_ruleset
 
 from . import naive
 from . import naive_scoring as NS
+from .conftest import disk_cached
 from .test_freq import naive_features
 
 runner = CliRunner()
@@ -355,7 +356,7 @@ def declarer_frame(path: str, kinds, levels=None, contra=0, play="dd") -> pd.Dat
     return _declarer_frame(path, tuple(kinds), tuple(levels or ()), contra, play).copy()
 
 
-@functools.cache
+@disk_cached()  # plain Python over the dataset's rows: nothing of bazarsim's
 def _declarer_frame(path: str, kinds, levels, contra, play) -> pd.DataFrame:
     bids = bid_list(kinds, levels or None)
     order = {label(*b): i for i, b in enumerate(bids)}
