@@ -1,13 +1,17 @@
 """Every number ``table bias`` prints for a dataset bid by policies (``simulate --auction
 POLICY --sd``), against tests/naive_scoring.py over the raw rows: one row per kind, bid
-and contra of the contracts bid, each deal once for its declaring side."""
+and contra of the contracts bid, each deal once for its declaring side, in the order of
+kind, level, capot and contra."""
 
 from __future__ import annotations
 
 import json
 import re
+import shutil
 
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
 
@@ -25,73 +29,144 @@ from .conftest import built_dataset
 from .test_printed_tables import mean_se, same, wilson
 
 runner = CliRunner()
-RS = get_ruleset("bazar")
+RS = get_ruleset("bazar-blot")  # not the default ruleset: its own scoring must be used
 
 
 @pytest.fixture(scope="module")
 def bid(tmp_path_factory):
-    """16 deals bid by careful (N-S) and bold (E-W), contracts played at 2 worlds."""
-    src = AuctionColumns(RS, parse_table_policies("careful,E=bold,W=bold"), None, 2)
-    return built_dataset(tmp_path_factory, "contracts-bid",
-                         Simulation(deals=16, seed=5, ruleset=RS, chunk=16, extra=src))
+    """40 bazar-blot deals bid by careful (N-S) and bold (E-W), contracts played at one
+    world; a copy where the first contract is marked a capot bid (the policies rarely bid
+    one), so that the table's capot rows are checked too."""
+    src = AuctionColumns(RS, parse_table_policies("careful,E=bold,W=bold"), None, 1)
+    path = built_dataset(tmp_path_factory, "contracts-blot",
+                         Simulation(deals=40, seed=5, ruleset=RS, chunk=40, extra=src,
+                                    columns="lean"))
+    capot = tmp_path_factory.mktemp("capot") / "data"
+    shutil.copytree(path, capot)
+    part = sorted(capot.glob("part-*.parquet"))[0]
+    table = pq.read_table(part)
+    flags = table.column("contract_capot").to_numpy().copy()
+    first = int((table.column("declarer").to_numpy() >= 0).argmax())
+    flags[first] = 1
+    table = table.set_column(table.schema.get_field_index("contract_capot"),
+                             table.schema.field("contract_capot"), pa.array(flags))
+    pq.write_table(table, part)
+    return capot
 
 
 def rows(path) -> pd.DataFrame:
     return read_dataframe(path).sort_values("index").reset_index(drop=True)
 
 
-def test_contract_bias_table_against_the_scoring_reference(bid):
-    """table bias on a dataset bid by policies: one row per (kind, bid, contra) of the
-    contracts bid, each deal once for its declaring side, made by the naive scoring
-    under DD and under the plain or the listening play-out; intervals and SEs by hand."""
-    df = rows(bid)
+def reference(path, play: str, kinds=None, levels=None, confidence: float = 0.95) -> dict:
+    """Per (kind, level, capot, contra), in that order: every field of a row."""
+    df = rows(path)
     df = df[df["declarer"] >= 0]
-    for listen in (False, True):
-        play = "listen" if listen else "sd"
-        recs = []
-        for _, r in df.iterrows():
-            k, side = int(r["contract_kind"]), int(r["declarer"]) % 2
-            kn = KIND_NAMES[k]
-            total = RS.total_points(k)
-            out = {}
-            for p in ("dd", play):
-                ns, cap = int(r[f"contract_{p}_ns"]), int(r[f"contract_{p}_capot"])
-                tricks = (8, 0) if cap == 1 else (0, 8) if cap == 2 else (4, 4)
-                made = NS.score(RS, int(r["contract_level"]), k, side, int(r["contract_contra"]),
-                                bool(r["contract_capot"]), (ns, total - ns), tricks,
-                                (int(r[f"{kn}_declarations_ns"]), int(r[f"{kn}_declarations_ew"])),
-                                (int(r[f"{kn}_bela_ns"]), int(r[f"{kn}_bela_ew"])))[0]
-                out[p] = (bool(made), ns if side == 0 else total - ns)
-            label = (f"{r['contract_level']}{kn}" + ("-CAPOT" if r["contract_capot"] else "")
-                     + ("", " X", " XX")[int(r["contract_contra"])])
-            recs.append(dict(bid=label, dd=out["dd"][0], sd=out[play][0],
-                             gap=out[play][1] - out["dd"][1]))
-        ref = pd.DataFrame(recs)
-        args = ["table", "bias", str(bid), "--format", "json", "--confidence", "0.9"]
-        res = runner.invoke(app, args + (["--listen"] if listen else []))
-        assert res.exit_code == 0, res.output
-        got = {r["bid"]: r for r in json.loads(res.output)["rows"]}
-        assert sorted(got) == sorted(ref["bid"].unique())
-        for b, g in ref.groupby("bid"):
-            n, dd, sd = len(g), int(g["dd"].sum()), int(g["sd"].sum())
-            diff, se = mean_se(g["sd"].astype(int) - g["dd"].astype(int))
-            gap, se_gap = mean_se(g.loc[g["dd"], "gap"])
-            want = dict(n=n, p_make_dd=dd / n, p_make_sd=sd / n, make_diff=diff,
-                        se_make_diff=se, points_gap=gap, se_points_gap=se_gap,
-                        dd_low=wilson(dd, n, 0.9)[0], sd_high=wilson(sd, n, 0.9)[1])
-            for field, value in want.items():
-                same(got[b][field], value, (b, field))
-    table = runner.invoke(app, ["table", "bias", str(bid), "--listen"]).output
-    assert "DD bias of the contracts bid in" in table and "listening to the auction" in table
-    assert re.search(r"\bcontracts\b", table)
+    recs = []
+    for _, r in df.iterrows():
+        k, side = int(r["contract_kind"]), int(r["declarer"]) % 2
+        capot = bool(r["contract_capot"])
+        if kinds and KIND_NAMES[k] not in kinds:
+            continue
+        if levels is not None and (capot or int(r["contract_level"]) not in levels):
+            continue
+        kn = KIND_NAMES[k]
+        total = RS.total_points(k)
+        out = {}
+        for p in ("dd", play):
+            ns, cap = int(r[f"contract_{p}_ns"]), int(r[f"contract_{p}_capot"])
+            tricks = (8, 0) if cap == 1 else (0, 8) if cap == 2 else (4, 4)
+            made = NS.score(RS, int(r["contract_level"]), k, side, int(r["contract_contra"]),
+                            capot, (ns, total - ns), tricks,
+                            (int(r[f"{kn}_declarations_ns"]), int(r[f"{kn}_declarations_ew"])),
+                            (int(r[f"{kn}_bela_ns"]), int(r[f"{kn}_bela_ew"])))[0]
+            out[p] = (bool(made), ns if side == 0 else total - ns)
+        contra = int(r["contract_contra"])
+        label = (f"{r['contract_level']}{kn}" + ("-CAPOT" if capot else "")
+                 + ("", " X", " XX")[contra])
+        recs.append(dict(order=(k, int(r["contract_level"]), capot, contra), bid=label,
+                         kind=kn, contra=("", "X", "XX")[contra], dd=out["dd"][0],
+                         sd=out[play][0], gap=out[play][1] - out["dd"][1]))
+    ref = {}
+    for (_o, b), g in pd.DataFrame(recs).groupby(["order", "bid"], sort=True):
+        n, dd, sd = len(g), int(g["dd"].sum()), int(g["sd"].sum())
+        kept = int((g["dd"] & g["sd"]).sum())
+        saved = int((~g["dd"] & g["sd"]).sum())
+        diff, se = mean_se(g["sd"].astype(int) - g["dd"].astype(int))
+        gap, se_gap = mean_se(g.loc[g["dd"], "gap"])
+        ref[b] = dict(kind=g["kind"].iloc[0], contra=g["contra"].iloc[0], n=n,
+                      p_make_dd=dd / n, p_make_sd=sd / n, make_diff=diff, se_make_diff=se,
+                      dd_made=dd, dd_failed=n - dd,
+                      p_sd_given_dd_made=kept / dd if dd else float("nan"),
+                      p_sd_given_dd_failed=saved / (n - dd) if n > dd else float("nan"),
+                      points_gap=gap, se_points_gap=se_gap)
+        for name, (k_, m) in (("dd", (dd, n)), ("sd", (sd, n)), ("kept", (kept, dd)),
+                              ("saved", (saved, n - dd))):
+            ref[b][f"{name}_low"], ref[b][f"{name}_high"] = wilson(k_, m, confidence)
+    return ref
+
+
+@pytest.mark.parametrize("listen,kinds,levels,confidence", [
+    (False, None, None, None), (True, None, None, 0.9), (True, "H", [10, 11, 12, 13, 14], 0.8),
+])
+def test_contract_bias_every_column(bid, listen, kinds, levels, confidence):
+    """Every field of every row, the rows' order, and what the table says it rests on."""
+    play = "listen" if listen else "sd"
+    args = ["table", "bias", str(bid), "--format", "json"]
+    args += ["--listen"] if listen else []
+    args += ["--kinds", kinds] if kinds else []
+    args += ["--levels", ",".join(map(str, levels))] if levels else []
+    args += ["--confidence", str(confidence)] if confidence else []
+    ref = reference(bid, play, kinds, levels, confidence or 0.95)
+    assert any(b.endswith(("X", "XX")) for b in ref) and len(ref) > 3
+    assert kinds or any("-CAPOT" in b for b in ref)
+    res = runner.invoke(app, args)
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.output)
+    assert [r["bid"] for r in out["rows"]] == list(ref)
+    for r in out["rows"]:
+        for field, value in ref[r["bid"]].items():
+            if isinstance(value, str):
+                assert r[field] == value, (r["bid"], field)
+            else:
+                same(r[field], value, (r["bid"], field))
+    assert out["deals"] == len(rows(bid))
+    assert out["contracts"] == sum(r["n"] for r in ref.values())
+    assert out["dataset"] == str(bid) and out["ruleset"] == "bazar-blot"
+    assert out["confidence"] == (confidence or 0.95)
+    assert out["policies"] == {"N": "careful", "E": "bold", "S": "careful", "W": "bold"}
+    assert out["dd"] == "double dummy"
+    assert out["sd"] == "single dummy, PIMC 1 worlds" + (
+        ", listening to the auction" if listen else "")
 
 
 def test_contract_bias_table_refuses(bid, tmp_path):
-    from bazarsim.analysis.bias import bias_table
+    """A dataset bid without --sd, one not bid at all (--listen), a contra asked for, a
+    confidence outside (0, 1), a kind not simulated, missing columns: one error each."""
+    from bazarsim.analysis.bias import bias_table, contract_bias_table
 
-    with pytest.raises(BazarsimError, match="each contract is scored with its own contra"):
-        bias_table(bid, contra="x")
+    src = AuctionColumns(RS, parse_table_policies("careful"), None, 0)
+    unplayed = tmp_path / "unplayed"
+    run_simulation(Simulation(deals=4, seed=1, ruleset=RS, columns="lean", extra=src),
+                   unplayed)
     plain = tmp_path / "plain"
     run_simulation(Simulation(deals=4, seed=1, ruleset=RS, columns="lean"), plain)
-    with pytest.raises(BazarsimError, match="--listen needs a dataset bid by policies"):
-        bias_table(plain, listen=True)
+    cases = [((bid,), {"contra": "x"}, "each contract is scored with its own contra"),
+             ((plain,), {"listen": True}, "--listen needs a dataset bid by policies"),
+             ((unplayed,), {}, "needs its contracts played out: simulate it with "
+                               "--auction POLICY --sd")]
+    cases += [((bid,), {"confidence": c}, f"--confidence {c}: must be between 0 and 1")
+              for c in (0.0, 1.0, 1.5)]
+    for args, kw, why in cases:
+        with pytest.raises(BazarsimError, match=re.escape(why)):
+            bias_table(*args, **kw)
+    with pytest.raises(BazarsimError, match="needs its contracts played out"):
+        contract_bias_table(plain)
+    lacking = tmp_path / "lacking"
+    shutil.copytree(bid, lacking)
+    for part in lacking.glob("part-*.parquet"):
+        t = pq.read_table(part)
+        pq.write_table(t.drop_columns(["contract_listen_ns"]), part)
+    with pytest.raises(BazarsimError, match="lacks columns contract_listen_ns"):
+        bias_table(lacking, listen=True)
+    assert bias_table(lacking)["rows"]  # what it does not need may be missing

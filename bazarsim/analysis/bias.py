@@ -167,15 +167,13 @@ def contract_bias_table(out: str | Path, kinds: list[str] | None = None,
         frames = [b.to_pandas() for b in stream_batches(files, cols, 1 << 16)]
     df = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=cols)
     deals = len(df)
-    df = df[df["declarer"] >= 0]
+    df = df[(df["declarer"] >= 0) & df["contract_kind"].isin(want)]
     if levels is not None:
         df = df[df["contract_level"].isin(levels) & (df["contract_capot"] == 0)]
     rows = []
     groups = df.groupby(["contract_kind", "contract_level", "contract_capot",
                          "contract_contra"], sort=True)
     for (kind, level, capot, con), g in groups:
-        if kind not in want:
-            continue
         kn = KIND_NAMES[kind]
         bid = Bid(int(kind), int(level), bool(capot))
         sums = dict.fromkeys(_SUMS, 0.0)

@@ -146,6 +146,12 @@ class Simulation:
         self.compiled = compiled_rules(self.ruleset)
 
     @property
+    def results(self) -> bool:
+        """Play results in the rows (DD, SD or a column source's): the lean set then keeps
+        what scoring them needs (declarations and bela)."""
+        return bool(self.dd or self.sd or self.extra is not None)
+
+    @property
     def end(self) -> int:
         """One past the last deal index of the run."""
         return self.first + self.deals
@@ -213,11 +219,11 @@ class Simulation:
                 points_and_declarations_kernel(flat, kind, T, points, decl)
                 for s, name in enumerate(SEATS):
                     cols[f"{name}_{kname}_points"] = points[s * n:(s + 1) * n]
-                    if self.dd or self.sd:  # what the bid tables class a hand by
+                    if self.results:  # what the bid tables class a hand by
                         cols[f"{name}_{kname}_declarations"] = decl[s * n:(s + 1) * n]
             deal_out = {f: np.empty(n, d) for f, d in DEAL_FIELDS}
             evaluate_deals_kernel(hands, dealers, kind, T, *deal_out.values())
-            for fld in (DEAL_COLUMNS if full or self.dd or self.sd else LEAN_DEAL_COLUMNS):
+            for fld in (DEAL_COLUMNS if full or self.results else LEAN_DEAL_COLUMNS):
                 cols[f"{kname}_{fld}"] = deal_out[fld]
             if j == 0:
                 cols["redeal"] = deal_out["redeal"]
