@@ -33,6 +33,9 @@ SEED = 2027
 NAMES = {"declaring": "listeners declaring against PIMC-20 (ESS 20)",
          "defending": "listeners defending against PIMC-20 (ESS 20)",
          "soft-hard": "soft listeners against hard (both roles)"}
+# the listeners' gain from a play-off's mean (the declaring side's points, first table
+# minus second): the defending listeners sit on the other side
+GAIN_SIGN = {"declaring": 1, "defending": -1, "soft-hard": 1}
 
 
 def make_dataset(out: Path, deals: int, worlds: int, workers: int) -> None:
@@ -95,12 +98,14 @@ def collect(quick: bool) -> list[dict]:
         for playoff in PLAYOFFS:
             res = listening_playoff(str(out), playoff, processes=1 if quick else 2)
             note = (f"mean of {res['deals']:,} contracts (each played at two tables, same "
-                    f"streams), card points of the side named first per deal, ± "
+                    f"streams): the listeners' (soft's) card points a deal minus those of "
+                    f"the players in their seats at the other table, ± "
                     f"{res['se']:.2f} (paired SE); {res['differ']:,} deals played "
                     f"differently; {res['weighted_decisions']:,} weighted decisions: median "
                     f"ESS {res['median_ess']:.1f} from {res['median_draws']:.0f} draws, "
                     f"{100 * res['capped']:.1f} % at the draw cap")
-            rows.append(row(GROUP, NAMES[playoff], res["mean"], "points/deal", note))
+            rows.append(row(GROUP, NAMES[playoff], GAIN_SIGN[playoff] * res["mean"],
+                            "points/deal", note))
         tables = {"plain": contract_bias_table(out), "listen": contract_bias_table(out,
                                                                                    listen=True)}
         dd, plain, n = overall(tables["plain"])

@@ -158,6 +158,7 @@ def test_verify_repairs_an_auction_dataset(bid, tmp_path):
     (["--auction", "careful,Q=bold"], "'Q' is not a seat"),
     (["--model", "m.json"], "--model m.json: it applies only with --auction"),
     (["--auction", "careful", "-r", "belote-fr"], "belote-fr"),
+    (["--auction", "careful", "--kinds", "H"], "simulate --auction bids every kind"),
 ])
 def test_bad_auction_options_are_one_error_line(tmp_path, args, message):
     out = tmp_path / "d"

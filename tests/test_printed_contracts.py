@@ -33,14 +33,20 @@ RS = get_ruleset("bazar-blot")  # not the default ruleset: its own scoring must 
 
 
 @pytest.fixture(scope="module")
-def bid(tmp_path_factory):
+def played(tmp_path_factory):
     """40 bazar-blot deals bid by careful (N-S) and bold (E-W), contracts played at one
-    world; a copy where the first contract is marked a capot bid (the policies rarely bid
-    one), so that the table's capot rows are checked too."""
+    world."""
     src = AuctionColumns(RS, parse_table_policies("careful,E=bold,W=bold"), None, 1)
-    path = built_dataset(tmp_path_factory, "contracts-blot",
+    return built_dataset(tmp_path_factory, "contracts-blot",
                          Simulation(deals=40, seed=5, ruleset=RS, chunk=40, extra=src,
                                     columns="lean"))
+
+
+@pytest.fixture(scope="module")
+def bid(played, tmp_path_factory):
+    """A copy of ``played`` where the first contract is marked a capot bid (the policies
+    rarely bid one), so that the table's capot rows are checked too."""
+    path = played
     capot = tmp_path_factory.mktemp("capot") / "data"
     shutil.copytree(path, capot)
     part = sorted(capot.glob("part-*.parquet"))[0]
@@ -170,3 +176,41 @@ def test_contract_bias_table_refuses(bid, tmp_path):
     with pytest.raises(BazarsimError, match="lacks columns contract_listen_ns"):
         bias_table(lacking, listen=True)
     assert bias_table(lacking)["rows"]  # what it does not need may be missing
+
+
+def test_contract_bias_table_defaults(bid):
+    """Called directly (as the benchmarks do): plain single dummy, 95 % intervals."""
+    from bazarsim.analysis.bias import contract_bias_table
+
+    res = contract_bias_table(bid)
+    ref = reference(bid, "sd")
+    assert res["confidence"] == 0.95 and res["sd"] == "single dummy, PIMC 1 worlds"
+    for r in res["rows"]:
+        same(r["dd_low"], ref[r["bid"]]["dd_low"], r["bid"])
+        same(r["p_make_sd"], ref[r["bid"]]["p_make_sd"], r["bid"])
+
+
+def test_a_damaged_part_names_the_dataset(bid, tmp_path):
+    from bazarsim.analysis.bias import contract_bias_table
+
+    damaged = tmp_path / "damaged"
+    shutil.copytree(bid, damaged)
+    part = sorted(damaged.glob("part-*.parquet"))[0]
+    data = bytearray(part.read_bytes())
+    data[200:4000] = bytes(3800)  # the data pages, the footer intact
+    part.write_bytes(bytes(data))
+    with pytest.raises(BazarsimError, match=re.escape(str(damaged))):
+        contract_bias_table(damaged)
+
+
+def test_verify_knows_an_auction_dataset(played):
+    """verify rebuilds an auction dataset's run with its column source (rows recomputed
+    equal); without the source it says what it lacks."""
+    from bazarsim.beliefs.auctioned import column_source
+    from bazarsim.engine.verify import verify_dataset
+
+    res = verify_dataset(played, sample=2, extra=column_source)
+    assert res.ok and res.sampled == 2
+    with pytest.raises(BazarsimError, match="auction entry needs the columns' source"):
+        verify_dataset(played)
+

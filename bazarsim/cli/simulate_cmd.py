@@ -107,6 +107,9 @@ def simulate_command(
     if model is not None and auction is None:
         raise BazarsimError(f"--model {model}: it applies only with --auction", model)
     extra = None
+    if auction is not None and kinds:
+        raise BazarsimError(f"--kinds {' '.join(kinds)}: simulate --auction bids every kind, "
+                            "so its rows keep every kind; drop --kinds", kinds[0])
     if auction is not None:  # validated before anything is written
         from bazarsim.beliefs.auctioned import AuctionColumns, parse_table_policies
 
