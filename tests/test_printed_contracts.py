@@ -189,6 +189,12 @@ def test_contract_bias_table_refuses(bid, tmp_path):
     with pytest.raises(BazarsimError, match="lacks columns contract_listen_ns"):
         bias_table(lacking, listen=True)
     assert bias_table(lacking)["rows"]  # what it does not need may be missing
+    one = tmp_path / "one-part"  # a run written as a single part
+    run_simulation(Simulation(deals=3, seed=2, ruleset=RS, columns="lean", writers=1,
+                              extra=AuctionColumns(RS, parse_table_policies("careful"), None,
+                                                   1)), one)
+    assert len(list(one.glob("part-*.parquet"))) == 1
+    assert sum(r["n"] for r in bias_table(one)["rows"]) == bias_table(one)["contracts"] > 0
 
 
 def test_contract_bias_table_defaults(bid):
