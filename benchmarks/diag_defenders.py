@@ -17,11 +17,15 @@ from dataclasses import replace
 
 import numpy as np
 
-from bazarsim.beliefs.auctioned import AuctionColumns, listening_playout, plain_players
+from bazarsim.beliefs.auctioned import (
+    AuctionColumns,
+    column_source,
+    listening_playout,
+    plain_players,
+    row_contract,
+)
 from bazarsim.beliefs.listener import ListeningPimcPlayer
 from bazarsim.beliefs.playoff import hard
-from bazarsim.core.contracts import Contract
-from bazarsim.engine.simulation import ruleset_from_params
 from bazarsim.rules.auction import run_auction
 from bazarsim.store.parts import read_dataframe, read_manifest
 
@@ -51,13 +55,12 @@ def defenders(variant: str, side: int, src: AuctionColumns, seed: int) -> list:
 def work(args) -> list[int]:
     variant, rows = args
     params = read_manifest(OUT)
-    src = AuctionColumns.from_params(params["auction"], ruleset_from_params(params))
+    src = column_source(params)
     rs, seed = src.ruleset, params["seed"]
     gains = []
     for r in rows:
         dealer = int(r["dealer"])
-        con = Contract(int(r["contract_level"]), int(r["contract_kind"]), int(r["declarer"]),
-                       int(r["contract_contra"]), bool(r["contract_capot"]))
+        con = row_contract(r)
         calls = run_auction(r["auction"], dealer, rs).history
         ns = listening_playout([int(r[s]) for s in "NESW"], con, dealer, calls, src.policies,
                                src.model, 20, seed, int(r["index"]), rs,

@@ -38,7 +38,7 @@ FUNCTIONS = {
     "bazarsim.analysis.freq": ["_count_batch", "_fours", "frequency_table", "Counter.add"],
     "bazarsim.analysis.bids": ["bid_table", "_rows", "_mark_best", "_quantile", "compare_bids",
                                "declarer_outcome", "score_bids", "bid_scores"],
-    "bazarsim.analysis.bias": ["bias_table", "contract_bias_table", "_row"],
+    "bazarsim.analysis.bias": ["bias_table", "contract_bias_table", "_paired_sums", "_row"],
     "bazarsim.analysis.threshold": ["_class_result", "breakeven", "bootstrap_thresholds",
                                     "bootstrap_draws", "percentile_interval",
                                     "count_threshold_table", "threshold_study"],

@@ -19,11 +19,16 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from bazarsim.beliefs.auctioned import AuctionColumns, column_source, parse_table_policies
+from bazarsim.beliefs.auctioned import (
+    AuctionColumns,
+    column_source,
+    parse_table_policies,
+    row_contract,
+)
 from bazarsim.beliefs.listener import ListeningPimcPlayer
 from bazarsim.beliefs.playoff import HARD_FLOOR, listening_playoff, seat_players
 from bazarsim.cli import app
-from bazarsim.core.contracts import KIND_NAMES, Contract
+from bazarsim.core.contracts import KIND_NAMES
 from bazarsim.core.errors import BazarsimError
 from bazarsim.dd.batch import dd_tables
 from bazarsim.engine.run import run_simulation
@@ -63,11 +68,6 @@ def rows(path) -> pd.DataFrame:
     return read_dataframe(path).sort_values("index").reset_index(drop=True)
 
 
-def contract_of(r) -> Contract:
-    return Contract(int(r["contract_level"]), int(r["contract_kind"]), int(r["declarer"]),
-                    int(r["contract_contra"]), bool(r["contract_capot"]))
-
-
 def test_auctions_are_legal_and_end_in_their_contract(bid):
     """Each auction is legal call by call for the naive judge, and its final contract (as
     the judge reads it) is the row's; a four-sevens deal has no auction."""
@@ -95,7 +95,7 @@ def test_contract_results_against_their_references(bid):
     listened = same = 0
     for _, r in df[df["declarer"] >= 0].iterrows():
         hands = np.array([[r[s] for s in "NESW"]], np.uint32)
-        con, k = contract_of(r), KIND_NAMES[int(r["contract_kind"])]
+        con, k = row_contract(r), KIND_NAMES[int(r["contract_kind"])]
         dd = dd_tables(hands, dealer=int(r["dealer"]), ruleset=RS, kinds=[con.kind])
         assert r["contract_dd_ns"] == dd[f"{k}_ns_points"][0]
         assert r["contract_dd_capot"] == int(dd[f"{k}_capot_ns"][0]) + 2 * int(
@@ -183,7 +183,7 @@ def test_playoffs_tables_against_play_deal(bid):
         assert res["deals"] == 2 and [i for i, _a, _b in res["rows"]] == first["index"].tolist()
         # the first deal replayed card by card (slow), both tables
         for (_i, a, b), (_, r) in zip(res["rows"][:1], first.head(1).iterrows(), strict=True):
-            con = contract_of(r)
+            con = row_contract(r)
             calls = run_auction(r["auction"], int(r["dealer"]), RS).history
             got = []
             for table in (0, 1):

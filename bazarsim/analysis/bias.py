@@ -118,15 +118,8 @@ def bias_table(out: str | Path, kinds: list[str] | None = None,
                     gap = (rows["sd"]["points"][:, side]
                            - rows["dd"]["points"][:, side]).astype(np.float64)
                     for i, j in enumerate(of_kind):
-                        md, ms = made_dd[i], made_sd[i]
-                        sums["n"][j] += len(md)
-                        sums["dd"][j] += md.sum()
-                        sums["sd"][j] += ms.sum()
-                        sums["both"][j] += (md & ms).sum()
-                        g = gap[md]
-                        sums["gap_n"][j] += len(g)
-                        sums["gap"][j] += g.sum()
-                        sums["gap2"][j] += (g * g).sum()
+                        for key, v in _paired_sums(made_dd[i], made_sd[i], gap).items():
+                            sums[key][j] += v
     rows = [_row(bid, {k: v[j] for k, v in sums.items()}, confidence)
             for j, bid in enumerate(bids)]
     return {"dataset": str(out), "ruleset": rs.name, "deals": deals,
@@ -190,10 +183,8 @@ def contract_bias_table(out: str | Path, kinds: list[str] | None = None,
             md = score_bids(rs, outcome["dd"], [bid], int(con))[0][0]
             ms = score_bids(rs, outcome[sd], [bid], int(con))[0][0]
             gap = (outcome[sd]["points"][:, side]
-                   - outcome["dd"]["points"][:, side]).astype(np.float64)[md]
-            for key, v in (("n", len(md)), ("dd", md.sum()), ("sd", ms.sum()),
-                           ("both", (md & ms).sum()), ("gap_n", len(gap)),
-                           ("gap", gap.sum()), ("gap2", (gap * gap).sum())):
+                   - outcome["dd"]["points"][:, side]).astype(np.float64)
+            for key, v in _paired_sums(md, ms, gap).items():
                 sums[key] += v
         row = _row(bid, sums, confidence)
         row["contra"] = CONTRA_NAMES[int(con)]
@@ -207,6 +198,15 @@ def contract_bias_table(out: str | Path, kinds: list[str] | None = None,
             "sd": sd_name + (", listening to the auction" if listen else ""),
             "confidence": confidence, "rows": [r for r in rows if r["n"]],
             "beyond_cards": None}
+
+
+def _paired_sums(made_dd: np.ndarray, made_sd: np.ndarray, gap: np.ndarray) -> dict:
+    """The :data:`_SUMS` of some rows: made under DD and under SD, and the declaring
+    side's SD - DD points (``gap``, every row) summed where DD makes."""
+    g = gap[made_dd]
+    return {"n": len(made_dd), "dd": made_dd.sum(), "sd": made_sd.sum(),
+            "both": (made_dd & made_sd).sum(), "gap_n": len(g), "gap": g.sum(),
+            "gap2": (g * g).sum()}
 
 
 def _row(bid, s: dict, confidence: float) -> dict:

@@ -185,6 +185,12 @@ def column_source(params: dict) -> AuctionColumns | None:
     return AuctionColumns.from_params(params[KEY], ruleset_from_params(params))
 
 
+def row_contract(row) -> Contract:
+    """The final contract of a row of these columns (one with a declarer)."""
+    return Contract(int(row["contract_level"]), int(row["contract_kind"]), int(row["declarer"]),
+                    int(row["contract_contra"]), bool(row["contract_capot"]))
+
+
 def capot_code(tricks_ns):
     """1 where N-S took every trick, 2 where E-W did, else 0 (the ``_capot`` columns)."""
     t = np.asarray(tricks_ns)

@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
+from functools import lru_cache
 
 import numpy as np
 
@@ -31,9 +32,9 @@ from bazarsim.beliefs.auctioned import (
     column_source,
     listening_playout,
     plain_players,
+    row_contract,
 )
 from bazarsim.beliefs.listener import ListeningPimcPlayer
-from bazarsim.core.contracts import Contract
 from bazarsim.core.errors import BazarsimError
 from bazarsim.rules.auction import run_auction
 from bazarsim.store.parts import read_dataframe, read_manifest
@@ -54,10 +55,10 @@ def seat_players(playoff: str, table: int, declarer_side: int, src: AuctionColum
     """The four players (N E S W) of one table of a play-off (0: the table compared with
     the other, 1: the other table)."""
     plain = plain_players(worlds, seed)
+    if playoff in ("declaring", "defending") and table == 1:
+        return plain
     soft = [ListeningPimcPlayer(src.policies, src.model, worlds, seed=seed) for _ in range(4)]
     if playoff in ("declaring", "defending"):
-        if table == 1:
-            return plain
         listens = declarer_side if playoff == "declaring" else 1 - declarer_side
         return [soft[s] if s % 2 == listens else plain[s] for s in range(4)]
     if playoff != "soft-hard":
@@ -68,21 +69,25 @@ def seat_players(playoff: str, table: int, declarer_side: int, src: AuctionColum
     return [first[s] if s % 2 == declarer_side else second[s] for s in range(4)]
 
 
+@lru_cache(maxsize=2)
+def _run_source(out_dir: str) -> tuple[AuctionColumns, int, int]:
+    """A dataset's column source (policies, the loaded model), worlds and seed: read once
+    a process, not once a batch of deals."""
+    params = read_manifest(out_dir)
+    return column_source(params), params["auction"]["sd"]["worlds"], params["seed"]
+
+
 def _play_rows(args) -> tuple[list[tuple[int, int, int]], list]:
     """Worker: (index, table 0's, table 1's declaring-side points) of some deals, and the
     (ess, draws, capped) of their weighted decisions."""
     out_dir, playoff, rows = args
-    params = read_manifest(out_dir)
-    src = column_source(params)
-    worlds = params["auction"]["sd"]["worlds"]
-    seed = params["seed"]
+    src, worlds, seed = _run_source(out_dir)
     rs = src.ruleset
     res, decisions = [], []
     for r in rows:
         hands = [int(r[s]) for s in "NESW"]
         dealer = int(r["dealer"])
-        con = Contract(int(r["contract_level"]), int(r["contract_kind"]), int(r["declarer"]),
-                       int(r["contract_contra"]), bool(r["contract_capot"]))
+        con = row_contract(r)
         calls = run_auction(r["auction"], dealer, rs).history
         side = con.side
         pts = []
