@@ -110,23 +110,96 @@ class CallContexts:
         return np.flatnonzero(self.seat == seat)
 
 
-def _lowest(auction: Auction, kind: int, capot: bool) -> int:
-    for level in bid_levels(auction.ruleset):
-        if auction.why_illegal(Call(BID, level, kind, capot)) is None:
-            return level
-    return -1
+def _lowest(auction: Auction, kind: int, capot: bool, levels: tuple[int, ...]) -> int:
+    """The lowest legal level of a bid of ``kind`` among ``levels`` (-1: none). A bid is
+    only ever too low (the rules' other conditions do not depend on its level), so
+    legality grows with the level: a binary search."""
+    lo, hi = 0, len(levels)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if auction.why_illegal(Call(BID, levels[mid], kind, capot)) is None:
+            hi = mid
+        else:
+            lo = mid + 1
+    return levels[lo] if lo < len(levels) else -1
 
 
-def _n_legal(auction: Auction, low: np.ndarray, cap: np.ndarray) -> int:
-    """Legal calls, bids counted over the model's levels (the calls a policy can make):
-    a kind's legal bids are its levels from the lowest legal one up (``low``, ``cap``:
-    per kind, -1 without one), since a bid is only ever too low."""
-    levels = bid_levels(auction.ruleset)
-    n = sum(auction.why_illegal(Call(t)) is None for t in (PASS, CONTRA, RECONTRA))
-    for first in (*low, *cap):
-        if first >= 0:
-            n += sum(1 for lv in levels if lv >= first)
-    return max(n, 1)
+def lowest_bids(auction: Auction, levels: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """Per kind, the lowest legal plain and capot bid levels among ``levels`` (-1: none).
+    A bazar-style bid is legal from a need on (one level above the last bid, more to
+    change the last word) unless something the level does not change forbids it (a contra,
+    the closed last word, a side that passed its first round, a capot bid before): read
+    off the rules directly. Other styles: :func:`_lowest` level by level."""
+    low = np.full(N_KINDS, -1, np.int64)
+    cap = np.full(N_KINDS, -1, np.int64)
+    rs = auction.ruleset
+    ar = rs.auction
+    if auction.style != "bazar":
+        for k in rs.kinds:
+            low[k] = _lowest(auction, k, False, levels)
+            if ar.capot_bids:
+                cap[k] = _lowest(auction, k, True, levels)
+        return low, cap
+    seat = auction.to_speak
+    if (auction.finished or auction.contra or auction.closed
+            or (ar.both_passed_first_round_only_contra
+                and auction.first_round_passed(seat & 1))):
+        return low, cap
+    top = levels[-1] if not ar.max_level else min(levels[-1], ar.max_level)
+    last = auction.last_bid
+    for k in rs.kinds:
+        for capot, out in ((False, low), (True, cap)):
+            if capot and not ar.capot_bids:
+                continue
+            need = ar.min_level
+            if last is not None:
+                last_seat, b = last
+                if b.capot and not capot:
+                    continue
+                step = 1
+                if last_seat == seat and (k != b.kind or capot != b.capot):
+                    step = ar.last_word_change_min_raise
+                need = max(need, b.level + step)
+            first = max(need, levels[0])
+            if first <= top:
+                out[k] = first
+    return low, cap
+
+
+def context_row(auction: Auction, policy: Policy, score: tuple[int, int] = (0, 0),
+                target: int = 301, call: Call | None = None) -> dict:
+    """The context of the call the seat to speak makes now (``call``; ``None``: not made
+    yet, code -1), that seat modelled by ``policy``. ``score``: N-S's and E-W's."""
+    rs = auction.ruleset
+    levels = bid_levels(rs)
+    seat = auction.to_speak
+    p = policy
+    side = seat & 1
+    last = auction.last_bid
+    ours = last is not None and (last[0] & 1) == side
+    partner = {c.kind for s, c in auction.history if s == (seat + 2) % 4 and c.type == BID}
+    need = np.full(N_KINDS, -1, np.int64)
+    for k in rs.kinds:
+        need[k] = 0 if last is None else 1 if k in partner else 2
+    low, cap = lowest_bids(auction, levels)
+    ok = [auction.why_illegal(Call(t)) is None for t in (PASS, CONTRA, RECONTRA)]
+    # a kind's legal bids: its levels from the lowest legal one up (the calls a policy makes)
+    n_legal = sum(ok) + sum(levels[-1] - first + 1 for first in (*low, *cap) if first >= 0)
+    j = 0
+    if last is not None:
+        b = last[1]
+        j = len(levels) if b.capot else min(max(b.level - levels[0], 0), len(levels) - 1)
+    own, other = (score[side], score[1 - side])
+    return dict(
+        seat=seat, code=-1 if call is None else call_code(call),
+        position=(seat - auction.dealer - 1) % 4 + 1,
+        ours=int(ours), contra=auction.contra,
+        last_kind=last[1].kind if last is not None else -1, last_j=j,
+        ok=ok, need=need, low=low, cap_low=cap, jump=int(p.open_jump and last is None),
+        thresholds=[p.open_make, p.overcall_make, p.support_make, p.capot_make,
+                    p.contra_fail, p.recontra_make],
+        shift=p.shift(own, other, target), softness=p.likelihood_softness,
+        floor=p.likelihood_floor, n_legal=max(n_legal, 1), call=(seat, call))
 
 
 def call_contexts(auction_calls: list[tuple[int, Call]], dealer: int, rs: Ruleset,
@@ -136,44 +209,17 @@ def call_contexts(auction_calls: list[tuple[int, Call]], dealer: int, rs: Rulese
     dealer's left), each seat modelled by ``policies[seat]``. ``score``: N-S's and E-W's
     match scores, for the policies' score rules."""
     check_listenable(rs)
-    levels = bid_levels(rs)
     auction = Auction(dealer=dealer, ruleset=rs)
     rows: list[dict] = []
     for seat, call in auction_calls:
         if seat in seats:
-            p = policies[seat]
-            side = seat & 1
-            last = auction.last_bid
-            ours = last is not None and (last[0] & 1) == side
-            partner = {c.kind for s, c in auction.history if s == (seat + 2) % 4
-                       and c.type == BID}
-            need = np.full(N_KINDS, -1, np.int64)
-            low = np.full(N_KINDS, -1, np.int64)
-            cap = np.full(N_KINDS, -1, np.int64)
-            for k in rs.kinds:
-                need[k] = 0 if last is None else 1 if k in partner else 2
-                low[k] = _lowest(auction, k, False)
-                if rs.auction.capot_bids:
-                    cap[k] = _lowest(auction, k, True)
-            j = 0
-            if last is not None:
-                b = last[1]
-                j = len(levels) if b.capot else min(max(b.level - levels[0], 0),
-                                                     len(levels) - 1)
-            own, other = (score[side], score[1 - side])
-            rows.append(dict(
-                seat=seat, code=call_code(call), position=(seat - dealer - 1) % 4 + 1,
-                ours=int(ours), contra=auction.contra,
-                last_kind=last[1].kind if last is not None else -1, last_j=j,
-                ok=[auction.why_illegal(Call(t)) is None for t in (PASS, CONTRA, RECONTRA)],
-                need=need, low=low, cap_low=cap, jump=int(p.open_jump and last is None),
-                thresholds=[p.open_make, p.overcall_make, p.support_make, p.capot_make,
-                            p.contra_fail, p.recontra_make],
-                shift=p.shift(own, other, target), softness=p.likelihood_softness,
-                floor=p.likelihood_floor, n_legal=_n_legal(auction, low, cap),
-                call=(seat, call)))
+            rows.append(context_row(auction, policies[seat], score, target, call))
         auction.call(call)
+    return contexts_of(rows)
 
+
+def contexts_of(rows: list[dict]) -> CallContexts:
+    """The :class:`CallContexts` of rows made by :func:`context_row`."""
     def col(name, dtype, shape=()):
         if not rows:
             return np.zeros((0, *shape), dtype)
@@ -577,6 +623,27 @@ def hands_likelihood(hands, rows, ctx_ints, ctx_low, ctx_cap, ctx_need, thr, ctx
 # --------------------------------------------------------------------------- Python side
 
 
+def pack_contexts(c: CallContexts) -> tuple[np.ndarray, np.ndarray]:
+    """The kernels' ``ctx_ints`` (ours, contra, last_kind, last_j, pass/contra/recontra
+    legal, jump, code, position) and ``ctx_f`` (shift, softness, floor, n_legal)."""
+    ints = np.zeros((c.n, 10), np.int64)
+    floats = np.zeros((c.n, 4))
+    if c.n:
+        ints[:, 0] = c.ours
+        ints[:, 1] = c.contra
+        ints[:, 2] = c.last_kind
+        ints[:, 3] = c.last_j
+        ints[:, 4:7] = c.ok
+        ints[:, 7] = c.jump
+        ints[:, 8] = c.code
+        ints[:, 9] = c.position
+        floats[:, 0] = c.shift
+        floats[:, 1] = c.softness
+        floats[:, 2] = c.floor
+        floats[:, 3] = c.n_legal
+    return ints, floats
+
+
 @dataclass
 class CallModel:
     """The listener's model of the other players: the auction's call contexts, the hand
@@ -588,26 +655,10 @@ class CallModel:
     policies: dict[int, Policy]
 
     def __post_init__(self):
-        c = self.contexts
         rs = self.ruleset
         levels = bid_levels(rs)
         self.lvl0, self.n_levels = levels[0], len(levels)
-        self.ints = np.zeros((c.n, 10), np.int64)
-        if c.n:
-            self.ints[:, 0] = c.ours
-            self.ints[:, 1] = c.contra
-            self.ints[:, 2] = c.last_kind
-            self.ints[:, 3] = c.last_j
-            self.ints[:, 4:7] = c.ok
-            self.ints[:, 7] = c.jump
-            self.ints[:, 8] = c.code
-            self.ints[:, 9] = c.position
-        self.floats = np.zeros((c.n, 4))
-        if c.n:
-            self.floats[:, 0] = c.shift
-            self.floats[:, 1] = c.softness
-            self.floats[:, 2] = c.floor
-            self.floats[:, 3] = c.n_legal
+        self.ints, self.floats = pack_contexts(self.contexts)
         self.T = compiled_rules(rs)
         self.kinds = np.array(rs.kinds, np.int64)
         self.trump_masks = np.array([trump_mask(self.T, k) for k in range(N_KINDS)], np.uint32)

@@ -97,7 +97,7 @@ class Inference:
                 "seats": [s.as_dict() for s in self.seats]}
 
 
-def _weighted_mean_se(x: np.ndarray, w: np.ndarray) -> tuple[float, float]:
+def weighted_mean_se(x: np.ndarray, w: np.ndarray) -> tuple[float, float]:
     """Weighted mean and its standard error (the ESS-based delta method:
     ``sqrt(sum w^2 (x - mean)^2)`` for weights summing to 1)."""
     m = float(w @ x)
@@ -215,8 +215,8 @@ def _seat_belief(rs: Ruleset, worlds: WeightedWorlds, s: int, evidence: Evidence
     ev = evaluate_hands(dealt, kind, rs)
     points = ev["points"].astype(np.float64)
     strength = points + ev["declaration_points"] + 20.0 * ev["belas"]
-    pts, pts_se = _weighted_mean_se(points, w)
-    st, st_se = _weighted_mean_se(strength, w)
+    pts, pts_se = weighted_mean_se(points, w)
+    st, st_se = weighted_mean_se(strength, w)
     card = np.array([float(w @ ((now >> c) & 1)) for c in range(32)])
     length = np.zeros((4, 9))
     for suit in range(4):

@@ -130,13 +130,63 @@ def analyze_command(
         "--html", help="Also write a coach's page (.html): P(make) and expected score per "
         "bid as figures, and the table of every bid; one section per hand.")] = None,
     data: HtmlDataOpt = False,
+    auction: Annotated[str | None, typer.Option(
+        "--auction", "-a", help="The calls so far, from the dealer's left (8H P 9S X ...; "
+        "as bazarsim infer takes them): judge every call legal now, on worlds weighted by "
+        "the other seats' calls (-n: their effective sample size), each call's auction "
+        "played on by the policies below to a final contract, scored in full. bazar and "
+        "bazar-blot.")] = None,
+    partner: Annotated[str, typer.Option(
+        "--partner", help="With --auction: partner's policy (a shipped name: careful, "
+        "bold; or a policy file), assumed for its calls so far and its later ones.")]
+    = "careful",
+    opponents: Annotated[str, typer.Option(
+        "--opponents", help="With --auction: the opponents' policy.")] = "careful",
+    me: Annotated[str | None, typer.Option(
+        "--me", help="With --auction: the policy of this seat's own later calls (default: "
+        "partner's).")] = None,
+    model: Annotated[str | None, typer.Option(
+        "--model", help="With --auction: the hand model behind the policies (a bazarsim fit "
+        "file; default: the one shipped for the ruleset).")] = None,
+    score: Annotated[str | None, typer.Option(
+        "--score", help="With --auction: the match score, our side's first (120-80): rank "
+        "the calls by the chance to win the match after this deal (needs --equity).")]
+    = None,
+    to: Annotated[int, typer.Option("--to", help="The match target, with --score.")] = 301,
+    equity: Annotated[str | None, typer.Option(
+        "--equity", help="With --score: the match equity table, from a run directory of "
+        "bazarsim equity (or match), or computed here as bazarsim equity --from careful "
+        "does from a solved dataset's directory.")] = None,
 ) -> None:
     """For one hand at bid time, deal the unseen cards, solve every deal double dummy (or,
     with --play sd, play it out with hidden cards) for every contract kind, and give per
     bid: P(make) with its interval, the side's total, P(capot), the expected score
     (passing scores 0), and the best bid with its paired lead over the second best. Every
-    bid is scored on the same deals."""
+    bid is scored on the same deals.
+
+    With --auction (bazar, bazar-blot): what each call legal now is worth in that
+    auction, judged on worlds weighted by the other seats' calls, each call's auction
+    played on by the policies to a final contract and scored in full
+    (docs/simulation-bidding.md).
+    """
     rs = load_ruleset(ruleset, option)
+    if auction is not None:
+        given = {"--file": file, "--fix": fix, "--where": where, "--turned": turned,
+                 "--precision": precision, "--contra": contra != "none" or None,
+                 "--all": every_bid or None}
+        bad = [k for k, v in given.items() if v]
+        if bad:
+            raise BazarsimError(f"{bad[0]} does not apply with --auction (the auction itself "
+                                "says what is known of the other hands)", bad[0])
+        _analyze_auction(rs, hand, seat, dealer, auction, partner, opponents, me, model,
+                         play, worlds_value(worlds, play == "sd", "--play sd"), score, to,
+                         equity, kinds, deals, seed, quiet, fmt, html, data)
+        return
+    given = {"--partner": partner != "careful" or None, "--opponents": opponents != "careful"
+             or None, "--me": me, "--model": model, "--score": score, "--equity": equity}
+    bad = [k for k, v in given.items() if v]
+    if bad:
+        raise BazarsimError(f"{bad[0]} needs --auction (the calls so far)", bad[0])
     worlds = worlds_value(worlds, play == "sd", "--play sd")
     check_run(deals, precision, confidence)
     check_html_data(html, data)
@@ -201,3 +251,86 @@ def _emit(a, fmt: Format, many: bool, every_bid: bool) -> None:
         if many:
             typer.echo("")
 
+
+
+def _equity_table(path: str | None, rs, target: int, quiet: bool) -> dict:
+    """The equity table of ``--equity``: a play-off run directory's, or one computed from
+    a solved dataset as ``bazarsim equity --from careful --dataset DIR`` does."""
+    from bazarsim.matches.equity import match_equity
+    from bazarsim.matches.run import is_playoff_run, load_spec, read_playoff, spec_ruleset
+    from bazarsim.simbid.advice import equity_table
+    from bazarsim.store.parts import read_manifest_or_none
+
+    if path is None:
+        raise BazarsimError("--score needs --equity: a run directory of bazarsim equity (or "
+                            "match), or a solved dataset to compute the table from")
+    if is_playoff_run(path):
+        spec = load_spec(path)
+        wins, rows = read_playoff(path)
+        played = spec_ruleset(spec)
+    elif read_manifest_or_none(path) is not None:
+        from bazarsim.cli.match_cmd import DEFAULT_PAIRS, DEFAULT_SEED, _play, setup_playoff
+
+        spec, out = setup_playoff("careful", "careful", Path(path), None, "dd", rs.name, None,
+                                  DEFAULT_SEED, target, DEFAULT_PAIRS, None, quiet)
+        wins, rows = _play(spec, out, 100, None, quiet)
+        played = spec_ruleset(spec)
+    else:
+        raise BazarsimError(f"--equity {path}: neither a run directory of bazarsim equity "
+                            "or match nor a dataset", path)
+    if played.name != rs.name:
+        raise BazarsimError(f"--equity {path}: its matches are {played.name}, not {rs.name}",
+                            path)
+    return equity_table(match_equity(rows, played, spec.target, (spec.a, spec.b)), target)
+
+
+def _analyze_auction(rs, hand, seat, dealer, auction, partner, opponents, me, model, play,
+                     worlds, score, to, equity, kinds, n, seed, quiet, fmt, html, data) -> None:
+    from bazarsim.cli.infer_cmd import parse_score
+    from bazarsim.report.advice import (
+        advice_json,
+        advice_notes,
+        advice_page,
+        advice_records,
+        advice_title,
+    )
+    from bazarsim.simbid.advice import analyze_auction, auction_query
+
+    check_html_data(html, data)
+    if hand is None:
+        raise BazarsimError("give the seat's HAND (its 8 cards as dealt)")
+    if not seat or not dealer:
+        raise BazarsimError("give the player's --seat and the --dealer (N E S W)")
+    if n < 2:
+        raise BazarsimError(f"-n {n}: give at least 2 (the ESS of the auction-weighted "
+                            "worlds)", str(n))
+    if equity is not None and score is None:
+        raise BazarsimError("--equity needs --score (the match score, ours first)")
+    sc = parse_score(score)
+    q = auction_query(rs, hand, parse_seat(seat), parse_seat(dealer), auction, partner,
+                      opponents, me, model, play, worlds or 20, sc, to, parse_kinds(kinds, rs))
+    eq = _equity_table(equity, rs, to, quiet or fmt != Format.table) if sc else None
+    prepare_solver(quiet, rs, rs.kinds)
+    if play == "sd":
+        prepare_players(quiet, rs)
+    stages = {"worlds": 1, "solved": 2}
+    with deal_progress(quiet, "analyze --auction") as update:
+        if update:
+            update(0, 3)
+        adv = analyze_auction(q, n, seed, eq, progress=(lambda stage: update(stages[stage], 3))
+                              if update else None)
+        if update:
+            update(3, 3)
+    if fmt == Format.json:
+        typer.echo(to_json(advice_json(adv)))
+    else:
+        emit_records(advice_records(adv), fmt, title=advice_title(adv), boxed=False)
+        for line in advice_notes(adv):
+            if fmt == Format.md:
+                typer.echo(f"\n- {line}")
+            else:
+                echo_wrapped(line)
+    if html:
+        from bazarsim.cli.report_cmd import write_html
+
+        write_html(advice_page(adv), html, data)

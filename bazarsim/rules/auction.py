@@ -168,7 +168,7 @@ class Auction:
         return (self.dealer + 1 + len(self.history)) % 4
 
     # ------------------------------------------------------------------ rules
-    def _first_round_passed(self, side: int) -> bool:
+    def first_round_passed(self, side: int) -> bool:
         """Both players of ``side`` passed on their first call."""
         firsts = self.history[:4]
         seats = [s for s, _ in firsts if side_of(s) == side]
@@ -234,7 +234,7 @@ class Auction:
         if call.capot and not ar.capot_bids:
             return f"ruleset {self.ruleset.name} has no capot bids"
         side = side_of(seat)
-        if ar.both_passed_first_round_only_contra and self._first_round_passed(side):
+        if ar.both_passed_first_round_only_contra and self.first_round_passed(side):
             return f"both {SIDES[side]} players passed in the first round: they may only contra"
         if call.level < ar.min_level:
             return f"the lowest bid is {ar.min_level}"
