@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import asdict, dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -41,8 +42,9 @@ from bazarsim.core.cards import SEATS, parse_seat
 from bazarsim.core.contracts import KIND_NAMES, Contract
 from bazarsim.core.errors import BazarsimError
 from bazarsim.engine.simulation import ruleset_from_params
+from bazarsim.matches.bidding import deal_key
 from bazarsim.matches.model import HandModel
-from bazarsim.matches.policy import Policy, load_policy
+from bazarsim.matches.policy import Policy, load_policy, policy_doc
 from bazarsim.matches.run import policy_from_dict
 from bazarsim.players.players import PimcPlayer, trick_tally
 from bazarsim.players.view import PlayerView
@@ -75,6 +77,8 @@ class AuctionColumns:
     model_path: str | None = None  # a ``bazarsim fit`` file; None: the ruleset's shipped
     sd: int = 0  # worlds (ESS for the listeners) of the two play-outs; 0: none
     key: str = KEY
+    # the bidder of a policy that simulates (see matches.bidding.policy_bidder); not recorded
+    bidders: Callable | None = field(default=None, repr=False)
     model: HandModel = field(init=False, repr=False)
 
     def __post_init__(self):
@@ -92,7 +96,7 @@ class AuctionColumns:
 
     def params(self) -> dict:
         path = Path(self.model_path) if self.model_path else shipped_model_path(self.ruleset)
-        doc = {"policies": {SEATS[s]: asdict(self.policies[s]) for s in range(4)},
+        doc = {"policies": {SEATS[s]: policy_doc(self.policies[s]) for s in range(4)},
                "model": self.model_path or f"shipped:{path.name}",
                # the model's content: another file at the same path is another run
                "model_sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
@@ -100,8 +104,10 @@ class AuctionColumns:
         return json.loads(json.dumps(doc))  # as the manifest reads it back
 
     @classmethod
-    def from_params(cls, doc: dict, ruleset: Ruleset) -> AuctionColumns:
-        """The source a manifest's ``auction`` entry describes."""
+    def from_params(cls, doc: dict, ruleset: Ruleset, bidders: Callable | None = None
+                    ) -> AuctionColumns:
+        """The source a manifest's ``auction`` entry describes (``bidders``: for policies
+        that simulate)."""
         try:
             model = doc["model"]
             policies = {parse_seat(s): policy_from_dict(p) for s, p in doc["policies"].items()}
@@ -109,7 +115,8 @@ class AuctionColumns:
         except (KeyError, TypeError, AttributeError, BazarsimError) as exc:
             raise BazarsimError(f"the manifest's auction entry is not one this bazarsim "
                                 f"reads ({exc})") from None
-        return cls(ruleset, policies, None if model.startswith("shipped:") else model, worlds)
+        return cls(ruleset, policies, None if model.startswith("shipped:") else model, worlds,
+                   bidders=bidders)
 
     def columns(self, sim, hands, dealers, index, cols) -> dict[str, np.ndarray]:
         rs = self.ruleset
@@ -131,7 +138,9 @@ class AuctionColumns:
             if redeal[i]:
                 out["auction"][i] = ""
                 continue
-            auction = bid_deal(hands[i], int(dealers[i]), rs, self.policies, self.model)
+            auction = bid_deal(hands[i], int(dealers[i]), rs, self.policies, self.model,
+                               key=deal_key(sim.seed, 0, int(index[i])), bidders=self.bidders,
+                               seed=sim.seed)
             out["auction"][i] = " ".join(str(c) for _s, c in auction.history)
             histories[i] = list(auction.history)
             con = contracts[i] = auction.contract
@@ -177,12 +186,12 @@ class AuctionColumns:
         out["contract_sd_capot"][sel] = capot_code(sd[f"{k}_sd_tricks_ns"])
 
 
-def column_source(params: dict) -> AuctionColumns | None:
+def column_source(params: dict, bidders: Callable | None = None) -> AuctionColumns | None:
     """The column source of a dataset's manifest (``None``: it was not bid by policies):
     what ``verify --repair`` and the Dask workers rebuild the run with."""
     if KEY not in params:
         return None
-    return AuctionColumns.from_params(params[KEY], ruleset_from_params(params))
+    return AuctionColumns.from_params(params[KEY], ruleset_from_params(params), bidders)
 
 
 def row_contract(row) -> Contract:

@@ -360,6 +360,21 @@ def _breakpoints(make, opp, i, ctx_ints, ctx_low, ctx_cap, ctx_need, thr, shift,
 
 
 @nb.njit(cache=True)
+def call_margin(make, opp, i, ctx_ints, ctx_low, ctx_cap, ctx_need, thr, shift, kinds, lvl0,
+                n_levels):
+    """How far every threshold can move together (up or down) before the policy's call
+    may change: the smallest ``|estimate - threshold|`` among the comparisons it makes
+    (``inf`` when it makes none: its call does not depend on the hand)."""
+    scratch = np.empty(8 + N_KINDS * (n_levels + 2) + 4)
+    m = _breakpoints(make, opp, i, ctx_ints, ctx_low, ctx_cap, ctx_need, thr, shift, kinds,
+                     lvl0, n_levels, scratch)
+    best = np.inf
+    for t in range(m):
+        best = min(best, abs(scratch[t]))
+    return best
+
+
+@nb.njit(cache=True)
 def _logistic(x, scale):
     return 1.0 / (1.0 + np.exp(-x / scale))
 

@@ -196,11 +196,14 @@ def weighted_sample(evidence: Evidence, own: int, fixed, forbid, counts, played:
 
 
 def bid_deal(hands, dealer: int, rs: Ruleset, policies: dict[int, Policy], model: HandModel,
-             score: tuple[int, int] = (0, 0), target: int = 301):
+             score: tuple[int, int] = (0, 0), target: int = 301, key: int = 0,
+             bidders=None, seed: int = 7):
     """The auction of a deal (four whole hands, N E S W) when every seat bids by its policy
-    with the hand model's estimates for its own hand: the auctions the listeners assume."""
+    with the hand model's estimates for its own hand: the auctions the listeners assume.
+    ``key``: the deal's random key, and ``bidders``, ``seed``: for policies that simulate
+    (:func:`~bazarsim.matches.bidding.policy_bidder`)."""
     from bazarsim.beliefs.calls import seat_cells
-    from bazarsim.matches.bidding import PolicyBidder, SeatView, policy_auction
+    from bazarsim.matches.bidding import SeatView, policy_auction, policy_bidder
 
     check_listenable(rs)
     cm = CallModel(rs, call_contexts([], dealer, rs, {}, ()), model, {})
@@ -210,5 +213,7 @@ def bid_deal(hands, dealer: int, rs: Ruleset, policies: dict[int, Policy], model
         seat_cells(np.int64(hands[s]), (s - dealer - 1) % 4 + 1, cm.T, cm.trump_masks,
                    cm.kinds, cells)
         views.append(SeatView(s, model.rates[0, cells].copy(), model.rates[1, cells].copy(),
-                              score[s & 1], score[1 - (s & 1)], target))
-    return policy_auction([PolicyBidder(policies[s]) for s in range(4)], views, dealer, rs)
+                              score[s & 1], score[1 - (s & 1)], target, hand=int(hands[s]),
+                              key=key))
+    return policy_auction([policy_bidder(policies[s], model, seed, bidders) for s in range(4)],
+                          views, dealer, rs)

@@ -54,6 +54,7 @@ from bazarsim.report.matches import (
 )
 from bazarsim.rules.match import Match
 from bazarsim.rules.rulesets import get_ruleset
+from bazarsim.simbid.bidder import check_policies, make_bidder
 from bazarsim.store.parts import missing_ranges, read_manifest, read_manifest_or_none
 
 DEFAULT_MATCH_DEALS = 20_000
@@ -205,8 +206,9 @@ def setup_playoff(a: str, b: str, dataset: Path | None, model: Path | None, play
     stem = run_stem(pa, pb, source, model, play, target, seed, scoring)
     out = out or Path("runs") / f"match-{stem}"
     model_path = model if model is not None else out / "model.json"
+    check_policies((pa, pb), rs)
     spec = PlayoffSpec(str(source), str(model_path), pa, pb, seed, target, play, pairs,
-                       tuple(scoring))
+                       tuple(scoring), make_bidder)
     check_run(out, spec)  # a directory holding another play-off is refused here
     if dataset is None:
         default_deals(rs, DEFAULT_SEED, quiet)

@@ -112,8 +112,11 @@ def simulate_command(
                             "so its rows keep every kind; drop --kinds", kinds[0])
     if auction is not None:  # validated before anything is written
         from bazarsim.beliefs.auctioned import AuctionColumns, parse_table_policies
+        from bazarsim.simbid.bidder import check_policies, make_bidder
 
-        extra = AuctionColumns(rs, parse_table_policies(auction), model, worlds if sd else 0)
+        policies = parse_table_policies(auction)
+        check_policies(policies.values(), rs)
+        extra = AuctionColumns(rs, policies, model, worlds if sd else 0, bidders=make_bidder)
         if chunk is None:  # the listening play-outs cost about 3x the plain ones
             chunk = max(1, sd_chunk(worlds) // 4) if sd else None
     cons = parse_constraints(fix, where)

@@ -10,6 +10,7 @@ from bazarsim.beliefs.auctioned import column_source
 from bazarsim.cli.common import Format, FormatOpt, command, emit_json
 from bazarsim.cli.progress import deal_progress
 from bazarsim.engine.verify import verify_dataset
+from bazarsim.simbid.bidder import make_bidder
 
 
 @command("verify")
@@ -35,9 +36,9 @@ def verify_command(
         with deal_progress(quiet, "repair") as update:
             result = verify_dataset(directory, sample, repair=True, progress=update,
                                     notice=lambda m: typer.echo(m, err=True),
-                                    extra=column_source)
+                                    extra=auction_source)
     else:
-        result = verify_dataset(directory, sample, extra=column_source)
+        result = verify_dataset(directory, sample, extra=auction_source)
     if fmt == Format.json:
         emit_json(result.as_dict())
     else:
@@ -58,3 +59,8 @@ def verify_command(
             typer.echo(f"repair with: bazarsim verify {directory} --repair")
     if not result.ok:
         raise typer.Exit(1)
+
+
+def auction_source(params: dict):
+    """A dataset's column source, its simulation policies (if any) bidding as they did."""
+    return column_source(params, make_bidder)

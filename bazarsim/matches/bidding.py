@@ -38,6 +38,8 @@ class SeatView:
     other: int = 0
     target: int = 301
     kinds: tuple[int, ...] | None = None  # kinds the deal source has results for (None: all)
+    hand: int = 0  # my 8 cards (a bidder that simulates deals around them needs them)
+    key: int = 0  # the deal's random key (a simulating bidder's worlds: reproducible)
 
 
 class PolicyBidder:
@@ -130,6 +132,33 @@ class PolicyBidder:
         if auction.why_illegal(call) is not None:
             call = low
         return (top + float(row[j]) / 2, call)
+
+
+def policy_bidder(policy: Policy, model=None, seed: int = 7, bidders=None):
+    """The bidder of a policy: its thresholds (:class:`PolicyBidder`), or for a policy of
+    another kind (``kind = "simulation"``) the bidder ``bidders(policy, model, seed)``
+    makes (the stage that simulates supplies it)."""
+    if not policy.simulates:
+        return PolicyBidder(policy)
+    if bidders is None:
+        raise BazarsimError(f"policy {policy.name} is a simulation policy: it bids through "
+                            "bazarsim's commands (match, equity, simulate --auction) or "
+                            "bazarsim.simbid.bidder", policy.name)
+    return bidders(policy, model, seed)
+
+
+def bidder_stats(bidder) -> dict:
+    """What a bidder counted (a simulation bidder: calls, simulated); empty for others."""
+    return dict(getattr(bidder, "stats", {}) or {})
+
+
+def deal_key(seed: int, match: int, deal: int) -> int:
+    """The random key of deal ``deal`` of match ``match`` (the same at both tables of a
+    pair): what a simulating bidder draws its worlds from."""
+    x = (int(seed) * 0x9E3779B97F4A7C15 + int(match) * 0xBF58476D1CE4E5B9 + int(deal)) % 2**64
+    x ^= x >> 31
+    x = (x * 0x94D049BB133111EB) % 2**64
+    return x ^ (x >> 29)
 
 
 def policy_auction(bidders, views: list[SeatView], dealer: int, ruleset) -> Auction:

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bazarsim.core.errors import BazarsimError
-from bazarsim.matches.bidding import SeatView, policy_auction
+from bazarsim.matches.bidding import SeatView, deal_key, policy_auction
 from bazarsim.matches.deals import MAX_DEALS_BLOCK, DealTable, match_deals, seat_rates
 from bazarsim.matches.model import HandModel
 from bazarsim.rules.match import Match, eight_of_a_suit_side
@@ -96,10 +96,12 @@ def play_match(model: HandModel, table: DealTable, bidders, seed: int, match: in
         contract = None
         if not table.void[i]:
             views = []
+            key = deal_key(seed, match, j)
             for s in range(4):
                 make, opp = seat_rates(model, table, i, r, s)
                 views.append(SeatView(s, make, opp, game.totals[s % 2],
-                                      game.totals[1 - s % 2], target, table.kinds))
+                                      game.totals[1 - s % 2], target, table.kinds,
+                                      int(table.hands[i, (s - r) % 4]), key))
             auction = policy_auction(bidders, views, dealer, rs)
             contract = auction.contract
         if contract is None:

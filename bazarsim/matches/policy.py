@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -32,6 +32,10 @@ KEYS: dict[str, dict[str, tuple[type, object, str]]] = {
     "": {
         "name": (str, "", "a short name for tables and reports (default: the file's stem)"),
         "description": (str, "", "one line on what the policy does"),
+        "kind": (str, "threshold", "threshold: every call by the thresholds below; "
+                                   "simulation: a close call decided by simulation, as "
+                                   "analyze --auction judges calls (the thresholds are its "
+                                   "base policy and its own later calls; see [simulation])"),
     },
     "open": {
         "make": (float, 0.6, "open (first bid of the auction) in the kind and at the level "
@@ -70,6 +74,21 @@ KEYS: dict[str, dict[str, tuple[type, object, str]]] = {
                                "the legal ones, so that no call makes a hand impossible (0: "
                                "none; below 1)"),
     },
+    "simulation": {
+        "worlds": (int, 200, "kind = simulation: the ESS of the auction-weighted worlds a "
+                             "simulated call is judged on"),
+        "play": (str, "dd", "how each world's final contract is played: dd (double dummy) "
+                            "or sd (four PIMC players of 20 worlds; much slower)"),
+        "assume": (str, "careful", "the policy assumed for the other three seats, in the "
+                                   "worlds' weights and in playing the auction on (a shipped "
+                                   "name or a threshold policy file)"),
+        "margin": (float, 0.05, "keep the base call without simulating when it stays the "
+                                "same however every threshold moves together by up to this "
+                                "(0: simulate every call the base policy weighs)"),
+        "time_limit": (float, 0.0, "seconds a simulated call may take: fewer worlds when "
+                                   "the last call's pace says it would take longer (0: no "
+                                   "limit; a limit makes results depend on the machine)"),
+    },
     "score": {
         "when": (str, "any", "a score rule applies when my side is `behind`, `ahead`, "
                              "`level` or `any`"),
@@ -82,10 +101,13 @@ KEYS: dict[str, dict[str, tuple[type, object, str]]] = {
     },
 }
 WHEN = ("any", "behind", "ahead", "level")
+KINDS = ("threshold", "simulation")
+PLAYS = ("dd", "sd")
 # the sections of thresholds: key ``k`` of ``[s]`` is the policy's field ``s_k``
-THRESHOLD_SECTIONS = tuple(s for s in KEYS if s not in ("", "score", "likelihood"))
+THRESHOLD_SECTIONS = tuple(s for s in KEYS if s not in ("", "score", "likelihood",
+                                                        "simulation"))
 # the sections written as ``[s]`` tables (a policy's key ``k`` of ``[s]`` is field ``s_k``)
-TABLE_SECTIONS = (*THRESHOLD_SECTIONS, "likelihood")
+TABLE_SECTIONS = (*THRESHOLD_SECTIONS, "likelihood", "simulation")
 
 
 class PolicyError(BazarsimError):
@@ -140,6 +162,12 @@ class Policy:
     likelihood_softness: float = KEYS["likelihood"]["softness"][1]
     likelihood_floor: float = KEYS["likelihood"]["floor"][1]
     score: tuple[ScoreRule, ...] = field(default=())
+    kind: str = KEYS[""]["kind"][1]
+    simulation_worlds: int = KEYS["simulation"]["worlds"][1]
+    simulation_play: str = KEYS["simulation"]["play"][1]
+    simulation_assume: str = KEYS["simulation"]["assume"][1]
+    simulation_margin: float = KEYS["simulation"]["margin"][1]
+    simulation_time_limit: float = KEYS["simulation"]["time_limit"][1]
 
     def shift(self, own: int, other: int, target: int) -> float:
         """The threshold shift at this match score (first rule that applies, else 0)."""
@@ -160,13 +188,34 @@ class Policy:
             out = np.where(self.score[i].applies_array(own, other, target), i, out)
         return out
 
+    @property
+    def simulates(self) -> bool:
+        return self.kind == "simulation"
+
     def as_dict(self) -> dict:
-        """The policy laid out as its file is (:data:`KEYS`' sections)."""
-        d: dict = {k: getattr(self, k) for k in KEYS[""]}
+        """The policy laid out as its file is (:data:`KEYS`' sections; a threshold policy
+        without the keys of simulation)."""
+        d: dict = {k: getattr(self, k) for k in KEYS[""] if k != "kind" or self.simulates}
         for section in TABLE_SECTIONS:
+            if section == "simulation" and not self.simulates:
+                continue
             d[section] = {k: getattr(self, f"{section}_{k}") for k in KEYS[section]}
         d["score"] = [r.__dict__ for r in self.score]
         return d
+
+
+SIMULATION_FIELDS = ("kind", *(f"simulation_{k}" for k in KEYS["simulation"]))
+
+
+def policy_doc(policy: Policy) -> dict:
+    """The policy's fields as a plain dict (what run directories and manifests record); a
+    threshold policy's without the fields of simulation, as before they existed, so that
+    runs recorded then are the same runs now."""
+    d = asdict(policy)
+    if not policy.simulates:
+        for k in SIMULATION_FIELDS:
+            d.pop(k)
+    return d
 
 
 def key_line(text: str, section: str, key: str, index: int = 0) -> int | None:
@@ -205,6 +254,11 @@ def _value(path, text, section, key, value, index=0):
         value = float(value)
     if typ is int and isinstance(value, bool) or not isinstance(value, typ):
         raise PolicyError(f"{where} = {shown!r}: expected {typ.__name__} ({help_})", key)
+    if section == "" and key == "kind" and value not in KINDS:
+        raise PolicyError(f"{where} = {shown!r}: one of {', '.join(KINDS)}", key)
+    if section == "simulation":
+        _check_simulation(where, key, value, shown, help_)
+        return value
     if section == "likelihood" and not 0.0 <= value < 1.0:
         raise PolicyError(f"{where} = {shown!r}: from 0 to below 1 ({help_})", key)
     if typ is float and section not in ("score", "likelihood") and not 0.0 <= value <= 1.01:
@@ -217,6 +271,19 @@ def _value(path, text, section, key, value, index=0):
     if typ is int and value < 0:
         raise PolicyError(f"{where} = {shown!r}: at least 0", key)
     return value
+
+
+def _check_simulation(where: str, key: str, value, shown, help_: str) -> None:
+    if key == "worlds" and not 2 <= value <= 100_000:
+        raise PolicyError(f"{where} = {shown!r}: from 2 to 100,000 ({help_})", key)
+    if key == "play" and value not in PLAYS:
+        raise PolicyError(f"{where} = {shown!r}: one of {', '.join(PLAYS)}", key)
+    if key == "margin" and not 0.0 <= value <= 1.0:
+        raise PolicyError(f"{where} = {shown!r}: from 0 to 1 ({help_})", key)
+    if key == "time_limit" and value < 0:
+        raise PolicyError(f"{where} = {shown!r}: at least 0 ({help_})", key)
+    if key == "assume" and not value.strip():
+        raise PolicyError(f"{where} = {shown!r}: name a policy ({help_})", key)
 
 
 def parse_policy(text: str, path: str = "<policy>", default_name: str = "policy") -> Policy:
@@ -248,6 +315,12 @@ def parse_policy(text: str, path: str = "<policy>", default_name: str = "policy"
             values[f"{key}_{k}"] = v
     values.setdefault("name", default_name)
     values["name"] = values["name"] or default_name
+    if values.get("kind", "threshold") != "simulation":
+        extra = [k for k in values if k.startswith("simulation_")]
+        if extra:
+            raise PolicyError(f"{_where(path, text, '', 'simulation')}: [simulation] keys "
+                              'apply to kind = "simulation" only (add that line at the top)',
+                              "simulation")
     return Policy(**values, score=tuple(rules))
 
 
@@ -273,8 +346,12 @@ def policy_toml(policy: Policy) -> str:
 
     d = policy.as_dict()
     lines = [f"name = {value(d['name'])}", f"description = {value(d['description'])}"]
+    if policy.simulates:
+        lines.append(f"kind = {value(d['kind'])}")
     for section in TABLE_SECTIONS:
-        lines += ["", f"[{section}]"] + [f"{k} = {value(v)}" for k, v in d[section].items()]
+        if section in d:
+            lines += ["", f"[{section}]"] + [f"{k} = {value(v)}"
+                                             for k, v in d[section].items()]
     for rule in d["score"]:
         lines += ["", "[[score]]"] + [f"{k} = {value(v)}" for k, v in rule.items()]
     return "\n".join(lines) + "\n"

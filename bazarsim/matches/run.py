@@ -18,7 +18,7 @@ import os
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -31,11 +31,11 @@ from bazarsim.core.errors import BazarsimError
 from bazarsim.engine.faults import parts_written
 from bazarsim.engine.local import chunk_ranges
 from bazarsim.engine.simulation import ruleset_from_params
-from bazarsim.matches.bidding import PolicyBidder
+from bazarsim.matches.bidding import bidder_stats, policy_bidder
 from bazarsim.matches.deals import load_deals
 from bazarsim.matches.model import HandModel
 from bazarsim.matches.playoff import OUTCOME_FIELDS, play_pairs
-from bazarsim.matches.policy import Policy, ScoreRule
+from bazarsim.matches.policy import Policy, ScoreRule, policy_doc
 from bazarsim.rules.rulesets import Ruleset
 from bazarsim.store.parts import (
     atomic_write_bytes,
@@ -66,10 +66,15 @@ class PlayoffSpec:
     play: str = "dd"
     pairs: int = 1000
     scoring: tuple[str, ...] = ()  # scoring options changed for the match: "part.key=value"
+    # makes the bidder of a policy that is not a threshold one (a simulation policy):
+    # ``bidders(policy, model, seed)``, supplied by the stage that has it (not recorded)
+    bidders: Callable | None = field(default=None, compare=False)
 
     def identity(self) -> dict:
         d = asdict(self)
         d.pop("pairs")
+        d.pop("bidders")
+        d["a"], d["b"] = policy_doc(self.a), policy_doc(self.b)
         d["dataset"] = str(Path(self.dataset).resolve())
         d["model"] = str(Path(self.model).resolve())
         return d
@@ -101,11 +106,15 @@ def _context(dataset: str, play: str, model: str, scoring: tuple[str, ...]):
     return table, HandModel.load(model, table.ruleset)
 
 
-def compute_chunk(spec: PlayoffSpec, start: int, end: int) -> tuple[np.ndarray, np.ndarray]:
-    """Pairs ``[start, end)`` of the play-off: A's wins ``[pairs, 2]`` and outcome rows."""
+def compute_chunk(spec: PlayoffSpec, start: int, end: int) -> tuple[np.ndarray, np.ndarray,
+                                                                    dict]:
+    """Pairs ``[start, end)`` of the play-off: A's wins ``[pairs, 2]``, outcome rows, and
+    what each side's bidder counted (a simulation bidder: calls made and simulated)."""
     table, model = _context(spec.dataset, spec.play, spec.model, spec.scoring)
-    a, b = PolicyBidder(spec.a), PolicyBidder(spec.b)
-    return play_pairs(model, table, a, b, spec.seed, start, end - start, spec.target)
+    a = policy_bidder(spec.a, model, spec.seed, spec.bidders)
+    b = policy_bidder(spec.b, model, spec.seed, spec.bidders)
+    wins, rows = play_pairs(model, table, a, b, spec.seed, start, end - start, spec.target)
+    return wins, rows, {"a": bidder_stats(a), "b": bidder_stats(b)}
 
 
 def _follow_parent(parent: int) -> None:
@@ -121,10 +130,13 @@ def _follow_parent(parent: int) -> None:
     threading.Thread(target=watch, daemon=True).start()
 
 
-def _part_table(wins: np.ndarray, rows: np.ndarray, start: int, end: int) -> pa.Table:
+def _part_table(wins: np.ndarray, rows: np.ndarray, start: int, end: int,
+                stats: dict | None = None) -> pa.Table:
     table = pa.table({f: pa.array(rows[:, i], pa.int64()) for i, f in enumerate(OUTCOME_FIELDS)})
-    return with_part_metadata(table, {"pairs": [start, end], "wins": wins.tolist(),
-                                      "bazarsim": __version__})
+    meta = {"pairs": [start, end], "wins": wins.tolist(), "bazarsim": __version__}
+    if stats and any(stats.values()):
+        meta["bidders"] = stats
+    return with_part_metadata(table, meta)
 
 
 def check_run(out: Path, spec: PlayoffSpec) -> bool:
@@ -179,8 +191,8 @@ def run_playoff(spec: PlayoffSpec, out: str | Path, chunk: int = DEFAULT_CHUNK,
 
     def save(s, e, result):
         nonlocal done, written
-        wins, rows = result
-        write_part(_part_table(wins, rows, s, e), out / part_name(s, e), "zstd")
+        wins, rows, stats = result
+        write_part(_part_table(wins, rows, s, e, stats), out / part_name(s, e), "zstd")
         written += 1
         parts_written(written)
         done += e - s
@@ -239,12 +251,26 @@ def read_playoff(out: str | Path, pairs: int | None = None) -> tuple[np.ndarray,
     return np.concatenate(wins), rows[rows[:, 0] < pairs]
 
 
+def read_bidder_stats(out: str | Path) -> dict:
+    """What each side's bidder counted over the run's parts (summed), e.g. a simulation
+    bidder's calls and simulated calls; empty for threshold policies."""
+    total: dict = {}
+    for s, e in existing_parts(Path(out)):
+        meta = part_metadata(Path(out) / part_name(s, e))
+        for side, counts in (meta.get("bidders") or {}).items():
+            for k, v in (counts or {}).items():
+                total.setdefault(side, {}).setdefault(k, 0)
+                total[side][k] += v
+    return total
+
+
 def is_playoff_run(out: str | Path) -> bool:
     return (Path(out) / SPEC_FILE).exists()
 
 
-def load_spec(out: str | Path) -> PlayoffSpec:
-    """The spec a run directory was played with (its pairs: those on disk)."""
+def load_spec(out: str | Path, bidders: Callable | None = None) -> PlayoffSpec:
+    """The spec a run directory was played with (its pairs: those on disk); ``bidders``:
+    see :class:`PlayoffSpec`."""
     out = Path(out)
     try:
         d = json.loads((out / SPEC_FILE).read_text())
@@ -254,4 +280,4 @@ def load_spec(out: str | Path) -> PlayoffSpec:
     pairs = max((e for _s, e in existing_parts(out)), default=0)
     return PlayoffSpec(d["dataset"], d["model"], policy_from_dict(d["a"]),
                        policy_from_dict(d["b"]), d["seed"], d["target"], d["play"], pairs,
-                       tuple(d.get("scoring", ())))
+                       tuple(d.get("scoring", ())), bidders)

@@ -282,12 +282,13 @@ class Advice:
 
 def judge_calls(query: AuctionQuery, hands: np.ndarray, weights: np.ndarray | None = None,
                 seed: int = 7, equity: dict | None = None, calls: list[Call] | None = None,
-                min_make: float = MIN_MAKE,
+                min_make: float = MIN_MAKE, include: Call | None = None,
                 progress: Callable[[str], None] | None = None) -> tuple[list[CallResult], dict]:
     """Every candidate call judged on the fixed worlds ``hands`` (``[n, 4]``, with
     ``weights``, default equal), ranked best first; ``calls``: these candidates instead of
-    :func:`candidate_calls`'. ``equity``: a :func:`~bazarsim.matches.equity.match_equity`
-    result, used with the query's score. Returns the results and seconds per stage."""
+    :func:`candidate_calls`'; ``include``: a call judged too if it is not among them.
+    ``equity``: a :func:`~bazarsim.matches.equity.match_equity` result, used with the
+    query's score. Returns the results and seconds per stage."""
     rs = query.ruleset
     hands = np.ascontiguousarray(hands, np.uint32).reshape(-1, 4)
     n = len(hands)
@@ -302,18 +303,21 @@ def judge_calls(query: AuctionQuery, hands: np.ndarray, weights: np.ndarray | No
     t = {"solve": 0.0, "candidates": 0.0, "play_on": 0.0, "score": 0.0}
     auction = query.auction()
     t0 = time.perf_counter()
-    dd = solve_worlds(distinct, query.dealer, rs, rs.kinds, "dd")
+    kinds = query.kinds or rs.kinds
+    dd = solve_worlds(distinct, query.dealer, rs, kinds, "dd")
     t["solve"] += time.perf_counter() - t0
     if progress:
         progress("solved")
     t0 = time.perf_counter()
     cands = calls if calls is not None else candidate_calls(query, auction, dd, dw, min_make)
+    if include is not None and include not in cands:
+        cands = [*cands, include]
     for c in cands:
         if not legal(auction, c):
             raise BazarsimError(f"{c} is not a legal call now: {auction.why_illegal(c)}", str(c))
     t["candidates"] += time.perf_counter() - t0
     t0 = time.perf_counter()
-    rates = SeatRates.of(distinct, query.dealer, rs, query.model)
+    rates = SeatRates.of(distinct, query.dealer, rs, query.model, query.kinds)
     every = np.arange(len(distinct))
     played = []
     for c in cands:
@@ -430,7 +434,7 @@ def analyze_auction(query: AuctionQuery, n: int = 1000, seed: int = 7,
         progress("worlds")
     weights = np.full(worlds.n, 1.0 / worlds.n)
     results, t = judge_calls(query, worlds.hands, weights, seed, equity, None, min_make,
-                             progress)
+                             progress=progress)
     adv = Advice(query, seed, worlds, weights, results, seconds={"worlds": t_worlds, **t})
     adv.rows = advice_rows(query, results, weights, worlds.ess)
     return adv
