@@ -58,6 +58,9 @@ FUNCTIONS = {
                              "uncovered", "missing_ranges", "existing_parts"],
     "bazarsim.engine.verify": ["*"],
     "bazarsim.report.records": ["percent", "cell"],
+    "bazarsim.simbid.advice": ["advice_rows", "rank_results", "ends", "candidate_calls",
+                               "judge_calls", "deal_equity", "draw_worlds"],
+    "bazarsim.simbid.outcomes": ["score_contracts", "solve_worlds"],
 }
 
 

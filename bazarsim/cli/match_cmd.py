@@ -40,6 +40,7 @@ from bazarsim.matches.run import (
     DEFAULT_CHUNK,
     PlayoffSpec,
     check_run,
+    read_bidder_stats,
     read_playoff,
     run_playoff,
     scoring_ruleset,
@@ -150,8 +151,13 @@ def policy_command(
                      "overcall": f"{p.overcall_make:g}", "support": f"{p.support_make:g}",
                      "capot": f"{p.capot_make:g}", "contra": f"{p.contra_fail:g}",
                      "recontra": f"{p.recontra_make:g}", "by score": rule or "-"})
+    notes = [f"{p.name}: {p.description}" for p in policies if p.description]
+    notes += [f"{p.name} is a simulation policy: the thresholds are its base; a call they "
+              f"leave within {p.simulation_margin:g} of a threshold is decided on "
+              f"{p.simulation_worlds} worlds ({p.simulation_play.upper()}), the other seats "
+              f"assumed {p.simulation_assume}" for p in policies if p.simulates]
     emit_records(rows, fmt, title="bidding policies (thresholds on the hand model's P)",
-                 notes=[f"{p.name}: {p.description}" for p in policies if p.description])
+                 notes=notes)
 
 
 def default_deals_path(ruleset, seed: int) -> Path:
@@ -301,10 +307,11 @@ def match_command(
     if an == bn:
         an, bn = f"{an} (A)", f"{bn} (B)"
     kinds, note = dataset_kinds(spec)
+    simulated = read_bidder_stats(out)
     if fmt == Format.json:
         emit_json({"a": spec.a.name, "b": spec.b.name, "dataset": spec.dataset,
                    "play": spec.play, "seed": spec.seed, "out": str(out), "kinds": kinds,
-                   **s})
+                   **s, **({"bidders": simulated} if simulated else {})})
         return
     emit_records(playoff_records(s, an, bn), fmt,
                  title=f"{an} against {bn}: matches to {spec.target}, seed {spec.seed} "
@@ -312,6 +319,12 @@ def match_command(
                  notes=[note] if note else None)
     emit_records(contract_records(s, an, bn), fmt, title="contracts")
     emit_records(band_records(s, an, bn), fmt, title="by score at the deal (A's lead)")
+    for side, name in (("a", an), ("b", bn)):
+        st = simulated.get(side)
+        if st and st.get("calls"):
+            echo_wrapped(f"{name} simulated {st['simulated']:,} of its {st['calls']:,} calls "
+                         f"({100 * st['simulated'] / st['calls']:.0f} %) and changed "
+                         f"{st['changed']:,} of those from its base policy's call")
     typer.echo(f"run directory: {out}")
 
 
