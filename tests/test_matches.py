@@ -243,14 +243,15 @@ def test_calibration_is_reported_on_held_out_deals(solved):
 
 
 def test_shipped_policies_parse_and_every_key_is_documented():
-    for name in ("careful", "bold"):
+    for name in ("careful", "bold", "simulation"):
         p = load_policy(name)
         assert p.name == name and p.description
+    assert load_policy("simulation").simulates and not load_policy("careful").simulates
     bold = load_policy("bold")
     assert bold.shift(0, 200, 301) == -0.10 and bold.shift(0, 100, 301) == 0.0
-    text = "\n".join(f"[{s}]\n" + "\n".join(f"{k} = {json.dumps(d)}" for k, (_t, d, _h)
-                                            in keys.items())
-                     for s, keys in KEYS.items() if s not in ("", "score"))
+    text = 'kind = "simulation"\n' + "\n".join(
+        f"[{s}]\n" + "\n".join(f"{k} = {json.dumps(d)}" for k, (_t, d, _h) in keys.items())
+        for s, keys in KEYS.items() if s not in ("", "score"))
     parse_policy(text)  # every documented key with its default parses
 
 

@@ -98,20 +98,33 @@ def _replay(q, hands, call):
     return [c for _s, c in auction.history]
 
 
+_SOLVED: dict = {}
+
+
+def _solved(q, hands, kind):
+    """A DD solve of one kind and the declarations of one world (kept: many candidates
+    end in the same kind)."""
+    key = (q.ruleset.name, q.dealer, tuple(int(h) for h in hands), kind)
+    if key not in _SOLVED:
+        deal = np.array([hands], np.uint32)
+        dd = dd_tables(deal, dealer=q.dealer, ruleset=q.ruleset, capot=True, kinds=[kind])
+        ev = evaluate_deals(deal, q.dealer, kind, q.ruleset)
+        _SOLVED[key] = dd, ev
+    return _SOLVED[key]
+
+
 def _naive_net(q, hands, contract):
     """Our side's score minus theirs by the naive scorer on a DD solve of the kind."""
     if contract == "redeal":
         return 0, False
     level, kind, declarer, contra, capot = contract
     rs = q.ruleset
-    deal = np.array([hands], np.uint32)
-    dd = dd_tables(deal, dealer=q.dealer, ruleset=rs, capot=True, kinds=[kind])
+    dd, ev = _solved(q, hands, kind)
     name = {0: "S", 1: "H", 2: "D", 3: "C", 4: "BK", 5: "VK"}[kind]
     ns = int(dd[f"{name}_ns_points"][0])
     total = rs.total_points(kind)
     tricks = (8, 0) if dd[f"{name}_capot_ns"][0] else (0, 8) if dd[f"{name}_capot_ew"][0] \
         else (4, 4)
-    ev = evaluate_deals(deal, q.dealer, kind, rs)
     made, _m, s_ns, s_ew, _c = NS.score(
         rs, level, kind, declarer % 2, contra, capot, (ns, total - ns), tricks,
         (int(ev["declarations_ns"][0]), int(ev["declarations_ew"][0])),
@@ -205,15 +218,15 @@ def test_lowest_bids_against_the_naive_judge():
         rs = get_ruleset(name)
         rules = _naive_rules(rs)
         levels = bid_levels(rs)
-        for _ in range(60):
+        for _ in range(12):
             a = Auction(dealer=int(rng.integers(4)), ruleset=rs)
             while not a.finished:
                 low, cap = lowest_bids(a, levels)
                 before = [_to_naive(c) for _s, c in a.history]
                 for kind in rs.kinds:
                     for capot, got in ((False, low[kind]), (True, cap[kind])):
-                        want = next((lv for lv in levels if naive.first_illegal(
-                            before + [("B", lv, kind, capot)], a.dealer, rules) is None), -1)
+                        want = next((lv for lv in levels if naive._judge(
+                            before, ("B", lv, kind, capot), a.dealer, rules) is None), -1)
                         assert got == want
                 calls = a.legal_calls()
                 weights = np.array([6.0 if c.type == PASS else 1.0 for c in calls])

@@ -269,11 +269,11 @@ def _equity_table(path: str | None, rs, target: int, quiet: bool) -> dict:
         wins, rows = read_playoff(path)
         played = spec_ruleset(spec)
     elif read_manifest_or_none(path) is not None:
-        from bazarsim.cli.match_cmd import DEFAULT_PAIRS, DEFAULT_SEED, _play, setup_playoff
+        from bazarsim.cli.match_cmd import DEFAULT_PAIRS, DEFAULT_SEED, play_matches, setup_playoff
 
         spec, out = setup_playoff("careful", "careful", Path(path), None, "dd", rs.name, None,
                                   DEFAULT_SEED, target, DEFAULT_PAIRS, None, quiet)
-        wins, rows = _play(spec, out, 100, None, quiet)
+        wins, rows = play_matches(spec, out, 100, None, quiet)
         played = spec_ruleset(spec)
     else:
         raise BazarsimError(f"--equity {path}: neither a run directory of bazarsim equity "

@@ -132,6 +132,32 @@ def _beliefs() -> None:
                   new_context(DEFAULT_TT_BITS, O_ALL), 0, 0, np.int64(0), np.empty(32))
 
 
+def _simbid() -> None:
+    import numpy as np
+
+    from bazarsim.matches.bidding import SeatView
+    from bazarsim.matches.model import N_CELLS, HandModel, model_bids
+    from bazarsim.matches.policy import load_policy
+    from bazarsim.rules.auction import run_auction
+    from bazarsim.rules.rulesets import get_ruleset
+    from bazarsim.simbid.bidder import SimulationBidder
+    from bazarsim.simbid.continuation import SeatRates, play_on
+    from bazarsim.simbid.outcomes import equity_after
+
+    rs = get_ruleset("bazar")
+    rates = np.full((2, N_CELLS, len(model_bids(rs, 0))), 0.5)
+    model = HandModel(rs, rates, np.zeros((2, N_CELLS), np.int64), 20.0, {})
+    pol = load_policy("careful")
+    hands = np.array([[0xFF, 0xFF00, 0xFF0000, 0xFF000000]], np.uint32)
+    seats = SeatRates.of(hands, 0, rs, model)
+    auction = run_auction("8H", 0, rs)
+    play_on(auction, np.arange(1), seats, {s: pol for s in range(4)})
+    one = np.zeros(1, np.int64)
+    equity_after(np.zeros((2, 2, 2)), 0, 0, one, one, one, one, one, 1, 0, True, np.empty(1))
+    view = SeatView(2, seats.make[0, 2], seats.opp[0, 2], hand=0xFF0000)
+    SimulationBidder(load_policy("simulation"), model).margin(auction, view)
+
+
 # family -> the first calls that compile it (under a minute for the solver's entry points,
 # seconds for the others)
 FAMILIES: dict[str, Callable[[], None]] = {
@@ -143,6 +169,7 @@ FAMILIES: dict[str, Callable[[], None]] = {
     "players": _players,
     "matches": _matches,
     "beliefs": _beliefs,
+    "simbid": _simbid,
 }
 # What ``compile_all`` hands to one process, longest first: DD tables right after the
 # solver in the same process, since they call the search the solver has just compiled
@@ -156,6 +183,7 @@ SCHEDULE: tuple[tuple[str, ...], ...] = (
     ("scoring",),
     ("matches",),
     ("beliefs",),
+    ("simbid",),
 )
 
 

@@ -260,7 +260,7 @@ def _engine(workers, scheduler):
     return engine
 
 
-def _play(spec, out, chunk, engine, quiet) -> tuple:
+def play_matches(spec, out, chunk, engine, quiet) -> tuple:
     with deal_progress(quiet, "Match pairs") as progress:
         run_playoff(spec, out, chunk=chunk, engine=engine, progress=progress)
     return read_playoff(out, spec.pairs)
@@ -300,7 +300,7 @@ def match_command(
     """
     spec, out = setup_playoff(a, b, dataset, model, play, ruleset, option, seed, target, pairs,
                               out, quiet or fmt != Format.table)
-    wins, rows = _play(spec, out, chunk, _engine(workers, scheduler),
+    wins, rows = play_matches(spec, out, chunk, _engine(workers, scheduler),
                        quiet or fmt != Format.table)
     s = playoff_summary(wins, rows, spec.target)
     an, bn = spec.a.name, spec.b.name
@@ -373,7 +373,7 @@ def equity_command(
         check_writable(policy_out, "--policy-out")
     spec, out = setup_playoff(from_, against or from_, dataset, model, play, ruleset, option,
                               seed, target, pairs, out, quiet or fmt != Format.table)
-    wins, rows = _play(spec, out, DEFAULT_CHUNK, _engine(workers, scheduler),
+    wins, rows = play_matches(spec, out, DEFAULT_CHUNK, _engine(workers, scheduler),
                        quiet or fmt != Format.table)
     rs = spec_ruleset(spec)
     kinds, note = dataset_kinds(spec)
