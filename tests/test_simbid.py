@@ -364,3 +364,93 @@ def test_bad_auction_questions_are_one_error_line(args, message):
     assert res.exit_code != 0
     lines = [x for x in res.output.splitlines() if x.strip()]
     assert lines[-1].startswith("error:") and message in lines[-1], res.output
+
+
+# --------------------------------------------------------------------------- where it plays
+
+
+@pytest.fixture(scope="module")
+def small_solved(tmp_path_factory):
+    """A small solved bazar dataset and the hand model fitted on it."""
+    from bazarsim.engine.simulation import Simulation
+    from bazarsim.matches.model import fit_model
+
+    from .conftest import built_dataset
+
+    data = built_dataset(tmp_path_factory, "simbid-deals", Simulation(
+        deals=400, seed=31, ruleset=get_ruleset("bazar"), columns="lean", dd=True, chunk=200))
+    model = tmp_path_factory.mktemp("simbid-model") / "model.json"
+    fit_model(data)[0].save(model)
+    policy = tmp_path_factory.mktemp("simbid-policy") / "sim.toml"
+    policy.write_text(SIM.replace("margin = 0.2", "margin = 0.05"))
+    return data, model, policy
+
+
+def _match(small_solved, out, chunk: str):
+    data, model, policy = small_solved
+    res = runner.invoke(app, ["match", str(policy), "careful", "-m", "3", "--chunk", chunk,
+                              "--dataset", str(data), "--model", str(model), "-q",
+                              "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    return res.output
+
+
+def test_a_simulation_policy_plays_matches(small_solved, tmp_path):
+    """``match`` with a simulation policy: the share of simulated calls printed, and
+    recorded in the parts."""
+    from bazarsim.matches.run import read_bidder_stats
+
+    output = _match(small_solved, tmp_path / "a", "3")
+    st = read_bidder_stats(tmp_path / "a")["a"]
+    assert 0 < st["simulated"] <= st["calls"] and st["changed"] <= st["simulated"]
+    assert f"simulated {st['simulated']:,} of its {st['calls']:,} calls" in " ".join(
+        output.split())
+
+
+@pytest.mark.gate
+def test_a_simulation_policy_plays_the_same_matches_in_worker_processes(small_solved,
+                                                                         tmp_path):
+    """The same rows in one process (one chunk) and in spawned workers (a chunk a pair),
+    after this process ran the parallel kernels (a forked worker could not)."""
+    from bazarsim.matches.run import read_playoff
+
+    _match(small_solved, tmp_path / "a", "3")
+    _match(small_solved, tmp_path / "b", "1")
+    a, b = read_playoff(tmp_path / "a"), read_playoff(tmp_path / "b")
+    assert all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
+
+
+def test_a_simulation_policy_bids_simulate_auction_datasets(small_solved, tmp_path):
+    """``simulate --auction`` with a simulation policy at N-S: legal auctions ending in
+    the rows' contracts, the same rows with another chunk size; ``verify --repair``
+    rebuilds a part with the simulation bidder."""
+    from bazarsim.store.parts import read_dataframe
+
+    _data, _model, policy = small_solved
+    frames = []
+    for name, chunk in (("a", "2"), ("b", "5")):
+        res = runner.invoke(app, ["simulate", "-n", "6", "--seed", "4", "--auction",
+                                  f"careful,N={policy},S={policy}", "--chunk", chunk,
+                                  "--out", str(tmp_path / name), "-q"])
+        assert res.exit_code == 0, res.output
+        frames.append(read_dataframe(tmp_path / name).sort_values("index")
+                      .reset_index(drop=True))
+    cols = ["auction", "declarer", "contract_kind", "contract_level", "contract_dd_ns"]
+    assert frames[0][cols].equals(frames[1][cols])
+    rules = _naive_rules(get_ruleset("bazar"))
+    for _, r in frames[0].iterrows():
+        if r["redeal"]:
+            continue
+        seq = [_to_naive(c) for c in run_auction(r["auction"], int(r["dealer"]),
+                                                  get_ruleset("bazar")).history and
+               [c for _s, c in run_auction(r["auction"], int(r["dealer"]),
+                                           get_ruleset("bazar")).history]]
+        assert naive.first_illegal(seq, int(r["dealer"]), rules) is None
+        end = naive.final(seq, int(r["dealer"]), rules)
+        assert end == "redeal" or end[2] == r["declarer"]
+    part = sorted((tmp_path / "a").glob("part-*.parquet"))[0]
+    part.write_bytes(part.read_bytes()[:-40])
+    res = runner.invoke(app, ["verify", str(tmp_path / "a"), "--repair", "-q"])
+    assert res.exit_code == 0, res.output
+    again = read_dataframe(tmp_path / "a").sort_values("index").reset_index(drop=True)
+    assert again[cols].equals(frames[0][cols])

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field, replace
 from functools import lru_cache
+from multiprocessing import get_context
 from pathlib import Path
 
 import numpy as np
@@ -206,7 +207,10 @@ def run_playoff(spec: PlayoffSpec, out: str | Path, chunk: int = DEFAULT_CHUNK,
         for s, e in todo:
             save(s, e, compute_chunk(spec, s, e))
     else:
-        with ProcessPoolExecutor(min(workers, len(todo)), initializer=_follow_parent,
+        # spawned, not forked: a simulation bidder runs Numba's parallel (OpenMP) kernels
+        # in the workers, which a fork of a driver that ran them already cannot
+        with ProcessPoolExecutor(min(workers, len(todo)), mp_context=get_context("spawn"),
+                                 initializer=_follow_parent,
                                  initargs=(os.getpid(),)) as pool:
             futures = {pool.submit(compute_chunk, spec, s, e): (s, e) for s, e in todo}
             for f in as_completed(futures):
