@@ -31,7 +31,8 @@ def advice_title(adv) -> str:
 def advice_records(adv) -> list[dict]:
     """The text table: one row per call, best first (the most frequent final contract, x
     contra, xx recontra; the next ones in json and on the page; the ESS, the same for
-    every call, in the title)."""
+    every call, in the title). With a match score, the difference to the best call is in
+    the match-win chance (json has both)."""
     out = []
     for r in adv.rows:
         first = r["rank"] == 1
@@ -39,14 +40,16 @@ def advice_records(adv) -> list[dict]:
                "usually ends in": " ".join(f"{_short(e['contract'])} {100 * e['share']:.0f}%"
                                            for e in r["ends"][:1]),
                "we decl": _pct(r["p_declare"]), "P(make)": _pct(r["p_make"]),
-               "E[score]": f"{r['expected_score']:+.1f} ± {r['se_score']:.1f}",
-               "vs best": "best" if first else
-               f"{-r['behind_best']:+.1f} ± {r['se_behind_best']:.1f}"}
-        if "equity" in r:
-            row["P(win match)"] = f"{100 * r['equity']:.1f} ± {100 * r['se_equity']:.1f}%"
-            row["vs best "] = "best" if first else (
+               "E[score]": f"{r['expected_score']:+.1f} ± {r['se_score']:.1f}"}
+        if "equity" in r:  # ranked by the match-win chance: its difference to the best
+            row["E[score]"] = f"{r['expected_score']:+.1f}"  # its SE in json
+            row["P(win) %"] = f"{100 * r['equity']:.1f} ± {100 * r['se_equity']:.1f}"
+            row["vs best, pp"] = "best" if first else (
                 f"{-100 * r['equity_behind_best']:+.1f} ± "
-                f"{100 * r['se_equity_behind_best']:.1f} pp")
+                f"{100 * r['se_equity_behind_best']:.1f}")
+        else:
+            row["vs best"] = "best" if first else (
+                f"{-r['behind_best']:+.1f} ± {r['se_behind_best']:.1f}")
         out.append(row)
     return out
 
