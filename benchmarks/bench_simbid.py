@@ -18,7 +18,7 @@ from bazarsim.beliefs.evidence import bid_deal, load_hand_model
 from bazarsim.deals.generator import DealGenerator
 from bazarsim.matches.policy import load_policy
 from bazarsim.rules.rulesets import get_ruleset
-from bazarsim.simbid.advice import analyze_auction, auction_query
+from bazarsim.simbid.advice import SEVENS, analyze_auction, auction_query
 from bazarsim.simbid.bidder import SimulationBidder
 
 from .common import numba_threads, row
@@ -53,6 +53,8 @@ def _call_times(rs, model, deals: int) -> list[float]:
         TimedBidder.times = []
         for i in range(1, deals + 1):
             hands = gen.deal(i, 1).hands[0]
+            if any(int(h) & SEVENS == SEVENS for h in hands):
+                continue  # four sevens: the deal is void in bazar, nobody bids
             bid_deal(hands, i % 4, rs, pols, model, key=i, bidders=make)
     return list(TimedBidder.times)
 
@@ -68,6 +70,8 @@ def _analyze_times(rs, model, questions: int) -> list[float]:
             hands = [int(h) for h in gen.deal(i, 1).hands[0]]
             dealer = i % 4
             i += 1
+            if any(h & SEVENS == SEVENS for h in hands):
+                continue
             a = bid_deal(hands, dealer, rs, pols, model)
             if len(a.history) < 3 or a.contract is None:
                 continue
