@@ -411,7 +411,8 @@ def test_a_simulation_policy_plays_matches(small_solved, tmp_path):
 def test_a_simulation_policy_plays_the_same_matches_in_worker_processes(small_solved,
                                                                          tmp_path):
     """The same rows in one process (one chunk) and in spawned workers (a chunk a pair),
-    after this process ran the parallel kernels (a forked worker could not)."""
+    after this process ran the parallel kernels (a forked worker could not).
+    Sample in make test: test_a_simulation_policy_plays_matches."""
     from bazarsim.matches.run import read_playoff
 
     _match(small_solved, tmp_path / "a", "3")
