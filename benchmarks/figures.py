@@ -87,6 +87,11 @@ FIGURES: dict[str, Figure] = {
     "colver-speedup-leads": Figure("solver vs colver",
                                    "speed-up, every lead's value (total time)",
                                    lambda v: f"{v:.0f}"),
+    "simbid-call-s": Figure("bidding by simulation", "simulated call: 200 worlds, DD, one core",
+                            lambda v: f"{v:.2f}"),
+    "simbid-analyze-s": Figure("bidding by simulation",
+                               "analyze --auction: 1,000 worlds, 2 cores",
+                               lambda v: f"{v:.1f}"),
 }
 # The date each group was measured, for "(make bench, DATE)": ``date:GROUP-ID``.
 DATES = {
@@ -98,6 +103,7 @@ DATES = {
     "date:out-of-core": FREQ_100M,
     "date:report": ("report", "bazarsim report, 1,000,000 DD deals"),
     "date:play": (PLAY, "bazarsim PIMC search, trick 1"),
+    "date:simbid": ("bidding by simulation", "simulated call: 200 worlds, DD, one core"),
     "date:match": (MATCH, "matches a second, 1 process"),
 }
 

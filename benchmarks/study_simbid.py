@@ -54,11 +54,19 @@ def situation(seat: int, state) -> str:
     return "partner holds the bid" if ours else "opponents hold the bid"
 
 
-def kind_of(call_text: str) -> str:
+def kind_of(call_text: str, base_text: str | None = None) -> str:
+    """A call's kind of change: ``bid VK``, ``pass``...; a bid of the base call's kind by
+    how many levels it differs (``VK 2 levels higher``)."""
     c = parse_call(call_text)
-    if c.type == BID:
-        return "bid " + KIND_NAMES[c.kind]
-    return {0: "pass", 2: "contra", 3: "recontra"}[c.type]
+    if c.type != BID:
+        return {0: "pass", 2: "contra", 3: "recontra"}[c.type]
+    if base_text is not None:
+        b = parse_call(base_text)
+        if b.type == BID and b.kind == c.kind and b.capot == c.capot and b.level != c.level:
+            d = c.level - b.level
+            return (f"{KIND_NAMES[c.kind]} {abs(d)} level{'s' * (abs(d) > 1)} "
+                    f"{'higher' if d > 0 else 'lower'}")
+    return "bid " + KIND_NAMES[c.kind] + ("-CAPOT" if c.capot else "")
 
 
 def hand_class(rs, hand: int, call_text: str) -> str:
@@ -162,9 +170,12 @@ def speed_lines() -> list[str]:
 
 def write(out: Path, deals: int) -> None:
     recs, stats = disagreements(deals)
+    keep = ROOT / "runs" / "study-simbid.json"  # the records, to read again without a rerun
+    keep.parent.mkdir(exist_ok=True)
+    keep.write_text(json.dumps({"stats": stats, "records": recs}, default=int))
     groups: dict = defaultdict(list)
     for r in recs:
-        groups[(r["situation"], kind_of(r["base"]), kind_of(r["chosen"]))].append(r)
+        groups[(r["situation"], kind_of(r["base"]), kind_of(r["chosen"], r["base"]))].append(r)
     lines = ["# Bidding by simulation: the worked study", "",
              "Written by `python -m benchmarks.study_simbid` "
              f"(--deals {deals}); the play-offs by `bazarsim match simulation careful` "
