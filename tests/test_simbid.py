@@ -455,3 +455,36 @@ def test_a_simulation_policy_bids_simulate_auction_datasets(small_solved, tmp_pa
     assert res.exit_code == 0, res.output
     again = read_dataframe(tmp_path / "a").sort_values("index").reset_index(drop=True)
     assert again[cols].equals(frames[0][cols])
+
+
+def test_single_dummy_results_are_the_sd_tables():
+    """With --play sd each final contract is scored on the SD table of its kind (four PIMC
+    players), world ``i`` played as deal ``i`` of the seed: the naive scorer on
+    sd_tables' points gives the same net score."""
+    from bazarsim.players.batch import sd_tables
+
+    q = _question(0, play="sd", sd_worlds=2)
+    hands = np.unique(draw_worlds(q, 6, seed=5).hands, axis=0)  # judge_calls' own order
+    calls = [Call(PASS), Call(BID, 9, 0)]
+    results, _t = judge_calls(q, hands, seed=5, calls=calls)
+    rs = q.ruleset
+    for r in results:
+        for w in range(len(hands)):
+            c = r.contracts[w]
+            if c[0] < 0:
+                assert r.net[w] == 0
+                continue
+            level, kind, declarer, capot, contra = int(c[2]), int(c[1]), int(c[0]), \
+                bool(c[3]), int(c[4])
+            name = {0: "S", 1: "H", 2: "D", 3: "C", 4: "BK", 5: "VK"}[kind]
+            sd = sd_tables(hands[w:w + 1], dealer=q.dealer, ruleset=rs, kinds=[kind],
+                           worlds=2, seed=5, indices=[w])
+            ns, t = int(sd[f"{name}_sd_ns"][0]), int(sd[f"{name}_sd_tricks_ns"][0])
+            ev = evaluate_deals(hands[w:w + 1], q.dealer, kind, rs)
+            made, _m, s_ns, s_ew, _c = NS.score(
+                rs, level, kind, declarer % 2, contra, capot, (ns, rs.total_points(kind) - ns),
+                (8, 0) if t == 8 else (0, 8) if t == 0 else (4, 4),
+                (int(ev["declarations_ns"][0]), int(ev["declarations_ew"][0])),
+                (int(ev["bela_ns"][0]), int(ev["bela_ew"][0])))
+            net = s_ns - s_ew if q.side == 0 else s_ew - s_ns
+            assert r.net[w] == net and bool(r.made[w]) == bool(made)
