@@ -120,7 +120,7 @@ def disagreements(deals: int) -> tuple[list[dict], dict]:
         q = AuctionQuery(rs, seat, rec["dealer"], rec["hand"], tuple(calls),
                          {s: sim if s == seat else careful for s in range(4)}, model)
         base, chosen = parse_call(rec["base"]), parse_call(rec["chosen"])
-        res, _t = judge_calls(q, np.array([rec["hands"]], np.uint32), calls=[base, chosen])
+        res = judge_calls(q, np.array([rec["hands"]], np.uint32), calls=[base, chosen])
         real = {str(r.call): int(r.net[0]) for r in res}
         out.append({**rec, "situation": situation(seat, state),
                     "class": hand_class(rs, rec["hand"], rec["chosen"]),

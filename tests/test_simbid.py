@@ -22,7 +22,7 @@ from bazarsim.dd.batch import dd_tables
 from bazarsim.evaluate.hands import evaluate_deals
 from bazarsim.matches.bidding import PolicyBidder, SeatView, deal_key
 from bazarsim.matches.equity import end_rules
-from bazarsim.matches.model import bid_levels, trump_mask
+from bazarsim.matches.model import bid_levels, kind_trump_masks
 from bazarsim.matches.policy import PolicyError, load_policy, parse_policy, policy_toml
 from bazarsim.rules.auction import BID, CONTRA, PASS, RECONTRA, Auction, Call, run_auction
 from bazarsim.rules.compiled import compiled_rules
@@ -68,7 +68,7 @@ def _question(i, **kw):
 def judged(request):
     q = _question(request.param)
     worlds = draw_worlds(q, WORLDS, seed=3)
-    results, _t = judge_calls(q, worlds.hands, seed=3)
+    results = judge_calls(q, worlds.hands, seed=3)
     return q, worlds.hands, results
 
 
@@ -77,7 +77,7 @@ def _views(q, hands):
     bazarsim.beliefs.evidence.bid_deal builds them)."""
     rs = q.ruleset
     T = compiled_rules(rs)
-    masks = np.array([trump_mask(T, k) for k in range(N_KINDS)], np.uint32)
+    masks = kind_trump_masks(T)
     kinds = np.array(rs.kinds, np.int64)
     cells = np.zeros(N_KINDS, np.int64)
     out = []
@@ -241,7 +241,7 @@ def test_match_win_chances_against_the_referee():
     worlds = draw_worlds(q, 12, seed=4)
     eq = {"eq": np.random.default_rng(2).random((400, 400, 2)), "rules": end_rules(q.ruleset),
           "target": 301}
-    results, _t = judge_calls(q, worlds.hands, seed=4, equity=eq)
+    results = judge_calls(q, worlds.hands, seed=4, equity=eq)
     rs = q.ruleset
     res = solve_worlds(worlds.hands, q.dealer, rs, rs.kinds)
     values = []
@@ -466,7 +466,7 @@ def test_single_dummy_results_are_the_sd_tables():
     q = _question(0, play="sd", sd_worlds=2)
     hands = np.unique(draw_worlds(q, 6, seed=5).hands, axis=0)  # judge_calls' own order
     calls = [Call(PASS), Call(BID, 9, 0)]
-    results, _t = judge_calls(q, hands, seed=5, calls=calls)
+    results = judge_calls(q, hands, seed=5, calls=calls)
     rs = q.ruleset
     for r in results:
         for w in range(len(hands)):

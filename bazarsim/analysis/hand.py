@@ -29,10 +29,10 @@ from statistics import NormalDist
 import numpy as np
 
 from bazarsim.analysis.bids import (
-    PLAYS,
     Bid,
     check_bid_options,
     declarer_outcome,
+    play_key,
     ruleset_bids,
     score_bids,
 )
@@ -149,10 +149,7 @@ def hand_query(ruleset: Ruleset, hand: str | int, seat: int, dealer: int,
     constraints.check_kinds(rs)
     contra_code = check_bid_options(rs, contra, levels)
     bids = tuple(ruleset_bids(rs, kinds, levels, capot=levels is None))
-    play = str(play).lower()
-    if play not in PLAYS:
-        raise BazarsimError(f"--play {play!r}: use dd (double dummy) or sd (single dummy)",
-                            play)
+    play = play_key(play)
     if int(worlds) < 1:
         raise BazarsimError(f"--worlds {worlds}: must be at least 1", str(worlds))
     return HandQuery(rs, seat, dealer, mask, turned_bit, constraints, kinds, bids, contra_code,

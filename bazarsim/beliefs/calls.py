@@ -39,7 +39,13 @@ from bazarsim.core.contracts import N_KINDS
 from bazarsim.core.errors import BazarsimError
 from bazarsim.deals.bidtime import bid_time
 from bazarsim.evaluate.hands import hand_values
-from bazarsim.matches.model import HandModel, bid_levels, hand_cell, kind_group, trump_mask
+from bazarsim.matches.model import (
+    HandModel,
+    bid_levels,
+    hand_cell,
+    kind_group,
+    kind_trump_masks,
+)
 from bazarsim.matches.policy import Policy
 from bazarsim.rules.auction import BID, CONTRA, PASS, RECONTRA, Auction, Call
 from bazarsim.rules.compiled import compiled_rules
@@ -676,7 +682,7 @@ class CallModel:
         self.ints, self.floats = pack_contexts(self.contexts)
         self.T = compiled_rules(rs)
         self.kinds = np.array(rs.kinds, np.int64)
-        self.trump_masks = np.array([trump_mask(self.T, k) for k in range(N_KINDS)], np.uint32)
+        self.trump_masks = kind_trump_masks(self.T)
 
     def rows(self, seat: int) -> np.ndarray:
         return self.contexts.rows_of(seat).astype(np.int64)

@@ -294,16 +294,14 @@ def _analyze_auction(rs, hand, seat, dealer, auction, partner, opponents, me, mo
         advice_records,
         advice_title,
     )
-    from bazarsim.simbid.advice import analyze_auction, auction_query
+    from bazarsim.simbid.advice import analyze_auction, auction_query, check_worlds
 
     check_html_data(html, data)
     if hand is None:
         raise BazarsimError("give the seat's HAND (its 8 cards as dealt)")
     if not seat or not dealer:
         raise BazarsimError("give the player's --seat and the --dealer (N E S W)")
-    if n < 2:
-        raise BazarsimError(f"-n {n}: give at least 2 (the ESS of the auction-weighted "
-                            "worlds)", str(n))
+    check_worlds(n)
     if equity is not None and score is None:
         raise BazarsimError("--equity needs --score (the match score, ours first)")
     sc = parse_score(score)

@@ -73,6 +73,12 @@ def trump_mask(compiled, kind: int) -> np.uint32:
     return np.uint32(sum(0xFF << (8 * s) for s in range(4) if compiled.is_trump[kind, s]))
 
 
+def kind_trump_masks(compiled) -> np.ndarray:
+    """:func:`trump_mask` of every kind (``uint32[N_KINDS]``), as the kernels take them."""
+    return np.array([trump_mask(compiled, k) for k in range(compiled.is_trump.shape[0])],
+                    np.uint32)
+
+
 @nb.njit(cache=True, inline="always")
 def hand_cell(h, trump_mask, group, position, strength):
     """The class of one hand: ``h`` (uint32 mask of the cards seen), ``trump_mask`` (the

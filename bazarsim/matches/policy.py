@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bazarsim.analysis.bids import PLAYS
 from bazarsim.core.errors import BazarsimError
 
 POLICY_DIR = Path(__file__).parent / "policies"
@@ -84,7 +85,8 @@ KEYS: dict[str, dict[str, tuple[type, object, str]]] = {
                                    "name or a threshold policy file)"),
         "margin": (float, 0.05, "keep the base call without simulating when it stays the "
                                 "same however every threshold moves together by up to this "
-                                "(0: simulate every call the base policy weighs)"),
+                                "(0: never simulate; 1: simulate every call that depends on "
+                                "the hand)"),
         "time_limit": (float, 0.0, "seconds a simulated call may take: fewer worlds when "
                                    "the last call's pace says it would take longer (0: no "
                                    "limit; a limit makes results depend on the machine)"),
@@ -102,7 +104,6 @@ KEYS: dict[str, dict[str, tuple[type, object, str]]] = {
 }
 WHEN = ("any", "behind", "ahead", "level")
 KINDS = ("threshold", "simulation")
-PLAYS = ("dd", "sd")
 # the sections of thresholds: key ``k`` of ``[s]`` is the policy's field ``s_k``
 THRESHOLD_SECTIONS = tuple(s for s in KEYS if s not in ("", "score", "likelihood",
                                                         "simulation"))

@@ -28,12 +28,13 @@ its SE theirs.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from bazarsim.analysis.bids import play_key
+from bazarsim.beliefs.calls import lowest_bids
 from bazarsim.beliefs.evidence import Evidence, load_hand_model, weighted_sample
 from bazarsim.beliefs.infer import weighted_mean_se
 from bazarsim.core.cards import SEATS, format_hand, parse_hand
@@ -146,9 +147,7 @@ def auction_query(rs: Ruleset, hand: str | int, seat: int, dealer: int, auction:
                                 f"not below the target {target} (the match would be over)",
                                 f"{score[0]}-{score[1]}")
     hm = model if isinstance(model, HandModel) else load_hand_model(model, rs)
-    if play not in ("dd", "sd"):
-        raise BazarsimError(f"--play {play!r}: use dd (double dummy) or sd (single dummy)",
-                            play)
+    play = play_key(play)
     if int(sd_worlds) < 1:
         raise BazarsimError(f"--worlds {sd_worlds}: must be at least 1", str(sd_worlds))
     if kinds is not None:
@@ -223,14 +222,13 @@ def candidate_calls(query: AuctionQuery, auction: Auction, dd: WorldResults,
     forced = not legal(auction, Call(PASS))
     kinds = query.kinds or rs.kinds
     levels = bid_levels(rs)
+    low, cap = lowest_bids(auction, levels)  # a bid is legal from its kind's lowest up
     n = dd.n
     world = np.arange(n)
     for kind in kinds:
-        bids = [Call(BID, lv, kind) for lv in levels if legal(auction, Call(BID, lv, kind))]
-        if rs.auction.capot_bids:
-            cap = [Call(BID, lv, kind, True) for lv in levels
-                   if legal(auction, Call(BID, lv, kind, True))]
-            bids += cap[:1]
+        bids = [Call(BID, lv, kind) for lv in levels if 0 <= low[kind] <= lv]
+        if cap[kind] >= 0:
+            bids.append(Call(BID, int(cap[kind]), kind, True))
         if not bids:
             continue
         rows = np.array([(query.seat, kind, b.level, int(b.capot), 0) for b in bids], np.int64)
@@ -273,7 +271,6 @@ class Advice:
     weights: np.ndarray
     results: list[CallResult]
     rows: list[dict] = field(default_factory=list)
-    seconds: dict = field(default_factory=dict)
 
     @property
     def best(self) -> Call:
@@ -283,12 +280,12 @@ class Advice:
 def judge_calls(query: AuctionQuery, hands: np.ndarray, weights: np.ndarray | None = None,
                 seed: int = 7, equity: dict | None = None, calls: list[Call] | None = None,
                 min_make: float = MIN_MAKE, include: Call | None = None,
-                progress: Callable[[str], None] | None = None) -> tuple[list[CallResult], dict]:
+                progress: Callable[[str], None] | None = None) -> list[CallResult]:
     """Every candidate call judged on the fixed worlds ``hands`` (``[n, 4]``, with
     ``weights``, default equal), ranked best first; ``calls``: these candidates instead of
     :func:`candidate_calls`'; ``include``: a call judged too if it is not among them.
     ``equity``: a :func:`~bazarsim.matches.equity.match_equity` result, used with the
-    query's score. Returns the results and seconds per stage."""
+    query's score."""
     rs = query.ruleset
     hands = np.ascontiguousarray(hands, np.uint32).reshape(-1, 4)
     n = len(hands)
@@ -300,23 +297,17 @@ def judge_calls(query: AuctionQuery, hands: np.ndarray, weights: np.ndarray | No
     distinct, inverse = np.unique(hands, axis=0, return_inverse=True)
     inverse = inverse.reshape(-1)
     dw = np.bincount(inverse, weights, len(distinct))  # each distinct world's weight
-    t = {"solve": 0.0, "candidates": 0.0, "play_on": 0.0, "score": 0.0}
     auction = query.auction()
-    t0 = time.perf_counter()
     kinds = query.kinds or rs.kinds
     dd = solve_worlds(distinct, query.dealer, rs, kinds, "dd")
-    t["solve"] += time.perf_counter() - t0
     if progress:
         progress("solved")
-    t0 = time.perf_counter()
     cands = calls if calls is not None else candidate_calls(query, auction, dd, dw, min_make)
     if include is not None and include not in cands:
         cands = [*cands, include]
     for c in cands:
         if not legal(auction, c):
             raise BazarsimError(f"{c} is not a legal call now: {auction.why_illegal(c)}", str(c))
-    t["candidates"] += time.perf_counter() - t0
-    t0 = time.perf_counter()
     rates = SeatRates.of(distinct, query.dealer, rs, query.model, query.kinds)
     every = np.arange(len(distinct))
     played = []
@@ -324,14 +315,10 @@ def judge_calls(query: AuctionQuery, hands: np.ndarray, weights: np.ndarray | No
         con, states = play_on(branch(auction, c), every, rates, query.policies, query.ns_ew,
                               query.target)
         played.append((c, con, states))
-    t["play_on"] += time.perf_counter() - t0
     res = dd
     if query.play == "sd":
-        t0 = time.perf_counter()
         needed = sorted({int(k) for _c, con, _s in played for k in con[:, F_KIND] if k >= 0})
         res = solve_worlds(distinct, query.dealer, rs, needed, "sd", query.sd_worlds, seed)
-        t["solve"] += time.perf_counter() - t0
-    t0 = time.perf_counter()
     out = []
     for c, con, states in played:
         sc = score_contracts(res, every, con, rs)
@@ -340,8 +327,7 @@ def judge_calls(query: AuctionQuery, hands: np.ndarray, weights: np.ndarray | No
         if equity is not None and query.score is not None:
             eq = deal_equity(query, con, sc, res, equity)[inverse]
         out.append(CallResult(c, con[inverse], sc.made[inverse], net[inverse], eq, states))
-    t["score"] += time.perf_counter() - t0
-    return rank_results(out, weights), t
+    return rank_results(out, weights)
 
 
 def deal_equity(query: AuctionQuery, contracts: np.ndarray, scored, res: WorldResults,
@@ -420,22 +406,25 @@ def advice_rows(query: AuctionQuery, results: list[CallResult], weights: np.ndar
     return rows
 
 
+def check_worlds(n: int) -> None:
+    """Refuse a number of worlds too small for a mean and its error."""
+    if n < 2:
+        raise BazarsimError(f"-n {n}: give at least 2 worlds (the ESS of the auction-weighted "
+                            "worlds)", str(n))
+
+
 def analyze_auction(query: AuctionQuery, n: int = 1000, seed: int = 7,
                     equity: dict | None = None, min_make: float = MIN_MAKE,
                     progress: Callable[[str], None] | None = None) -> Advice:
     """Draw the worlds (ESS ``n``) and judge every candidate on them."""
-    if n < 2:
-        raise BazarsimError(f"-n {n}: give at least 2 worlds (the ESS of the auction-weighted "
-                            "worlds)", str(n))
-    t0 = time.perf_counter()
+    check_worlds(n)
     worlds = draw_worlds(query, n, seed)
-    t_worlds = time.perf_counter() - t0
     if progress:
         progress("worlds")
     weights = np.full(worlds.n, 1.0 / worlds.n)
-    results, t = judge_calls(query, worlds.hands, weights, seed, equity, None, min_make,
-                             progress=progress)
-    adv = Advice(query, seed, worlds, weights, results, seconds={"worlds": t_worlds, **t})
+    results = judge_calls(query, worlds.hands, weights, seed, equity, None, min_make,
+                          progress=progress)
+    adv = Advice(query, seed, worlds, weights, results)
     adv.rows = advice_rows(query, results, weights, worlds.ess)
     return adv
 

@@ -52,10 +52,7 @@ class SimulationBidder:
             raise BazarsimError(f"policy {policy.name} is not a simulation policy")
         self.policy = policy
         self.base = PolicyBidder(policy)
-        self.assumed = load_policy(policy.simulation_assume)
-        if self.assumed.simulates:
-            raise BazarsimError(f"policy {policy.name}: [simulation] assume = "
-                                f"{policy.simulation_assume!r} must be a threshold policy")
+        self.assumed = assumed_policy(policy)
         check_listenable(model.ruleset)
         self.model = model
         self.seed = int(seed)
@@ -107,7 +104,7 @@ class SimulationBidder:
         n = self.worlds_now()
         salt = (int(view.key) * 0x100000001B3 + len(auction.history) * 4 + seat) % 2**63
         worlds = draw_worlds(q, n, self.seed, salt)
-        results, _t = judge_calls(q, worlds.hands, None, self.seed, include=base)
+        results = judge_calls(q, worlds.hands, None, self.seed, include=base)
         w = np.full(worlds.n, 1.0 / worlds.n)
         means = {str(r.call): float(w @ r.net) for r in results}
         best = results[0].call
@@ -124,6 +121,17 @@ class SimulationBidder:
         return best
 
 
+def assumed_policy(policy: Policy) -> Policy:
+    """The threshold policy a simulation policy assumes for the other seats (refused when
+    it is itself a simulation policy)."""
+    assumed = load_policy(policy.simulation_assume)
+    if assumed.simulates:
+        raise BazarsimError(f"policy {policy.name}: [simulation] assume = "
+                            f"{policy.simulation_assume!r} must be a threshold policy",
+                            policy.simulation_assume)
+    return assumed
+
+
 def check_policies(policies, rs) -> None:
     """Refuse, before anything runs, a simulation policy that cannot play here: its
     assumed policy unreadable or itself a simulation one, or a ruleset whose calls are
@@ -131,10 +139,7 @@ def check_policies(policies, rs) -> None:
     for p in policies:
         if p.simulates:
             check_listenable(rs)
-            if load_policy(p.simulation_assume).simulates:
-                raise BazarsimError(f"policy {p.name}: [simulation] assume = "
-                                    f"{p.simulation_assume!r} must be a threshold policy",
-                                    p.simulation_assume)
+            assumed_policy(p)
 
 
 def make_bidder(policy: Policy, model: HandModel, seed: int = 7):

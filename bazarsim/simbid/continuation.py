@@ -29,7 +29,7 @@ from bazarsim.beliefs.calls import (
     seat_cells,
 )
 from bazarsim.core.contracts import N_KINDS
-from bazarsim.matches.model import HandModel, bid_levels, trump_mask
+from bazarsim.matches.model import HandModel, bid_levels, kind_trump_masks
 from bazarsim.matches.policy import Policy
 from bazarsim.rules.auction import BID, CONTRA, PASS, RECONTRA, Auction, Call
 from bazarsim.rules.compiled import compiled_rules
@@ -101,7 +101,7 @@ class SeatRates:
            kinds=None) -> SeatRates:
         levels = bid_levels(rs)
         T = compiled_rules(rs)
-        masks = np.array([trump_mask(T, k) for k in range(N_KINDS)], np.uint32)
+        masks = kind_trump_masks(T)
         all_kinds = np.array(rs.kinds, np.int64)
         n = len(hands)
         make = np.zeros((n, 4, N_KINDS, len(levels) + 1))

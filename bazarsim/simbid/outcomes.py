@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numba as nb
 import numpy as np
 
+from bazarsim.analysis.bids import play_key
 from bazarsim.core.contracts import KIND_NAMES, N_KINDS
 from bazarsim.core.errors import BazarsimError
 from bazarsim.evaluate.hands import evaluate_deals
@@ -26,8 +27,6 @@ from bazarsim.rules.rulesets import Ruleset
 from bazarsim.rules.scoring import TRICKS, score_deals
 from bazarsim.simbid.continuation import F_CAPOT as C_CAPOT
 from bazarsim.simbid.continuation import F_CONTRA, F_DECLARER, F_KIND, F_LEVEL
-
-PLAYS = ("dd", "sd")
 
 
 @dataclass
@@ -63,9 +62,7 @@ def solve_worlds(hands: np.ndarray, dealer: int, rs: Ruleset, kinds, play: str =
     bela = np.zeros((n, N_KINDS, 2), np.int64)
     total = np.array([rs.total_points(k) if k in rs.kinds else 0 for k in range(N_KINDS)],
                      np.int64)
-    if play not in PLAYS:
-        raise BazarsimError(f"--play {play!r}: use dd (double dummy) or sd (single dummy)",
-                            play)
+    play = play_key(play)
     if n and kinds:
         if play == "dd":
             from bazarsim.dd.batch import dd_tables
