@@ -22,7 +22,7 @@ PACKAGE_DIR = Path(__file__).resolve().parent.parent  # the bazarsim package
 STAMP = PACKAGE_DIR / "__pycache__" / "bazarsim-source.json"
 # the package's stages in the order data flows; a stage imports only from earlier ones
 STAGES = ("core", "rules", "evaluate", "deals", "dd", "players", "store", "engine", "analysis",
-          "matches", "beliefs", "simbid", "report", "cli")
+          "matches", "beliefs", "simbid", "report", "app", "cli")
 
 
 def stage_hashes() -> dict[str, str]:

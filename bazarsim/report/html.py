@@ -192,6 +192,11 @@ class Page:
         if argv:
             self.command("Same numbers (JSON):", argv)
 
+    def fragment(self) -> str:
+        """The page's body without its document: the app shows it inside its own page
+        (which carries :data:`CSS`)."""
+        return "\n".join(self.blocks)
+
     def render(self, generator: str) -> str:
         nav = "".join(f'<li><a href="#{a}">{html.escape(h)}</a></li>' for a, h in self.sections)
         when = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
