@@ -152,7 +152,9 @@ FREQ_COLUMNS = [
 ]
 
 
-def _bid_columns(by_keys: list[str]) -> list[Column]:
+def bid_columns(by_keys: list[str]) -> list[Column]:
+    """The columns of a bid table (``table bids`` records) classed by ``by_keys``: the
+    pages' and the app's tables of bids show the same numbers alike."""
     return [Column(k, k, text, True) for k in by_keys] + [
         Column("bid", "bid", text, True), Column("n", "n", count), Column("made", "made", count),
         Column("p_make", "make %", pct(1)), Column("ci_low", "95% low %", pct(1)),
@@ -389,7 +391,7 @@ def _curves(page: Page, directory: str, by: str, kinds: list[str], levels, contr
             f"curve-{k}", f"{KIND_NAMES_LONG.get(k, k)}: P(make) by {feature} "
             f"(n = {n:,} declarer rows)", label, present, series),
             f"Kind {k}: one line per bid; shaded: 95 % interval.")
-    page.table("curves", f"P(make) by {feature}", _bid_columns([feature]), rows,
+    page.table("curves", f"P(make) by {feature}", bid_columns([feature]), rows,
                _table_argv(directory, [by], kinds, levels, contra), best=None)
 
 
@@ -422,7 +424,7 @@ def _heat(page: Page, directory: str, bid: Bid, heat: tuple[str, str], contra: s
     page.figure("heat", figures.heatmap(
         "heat", f"{bid.label}: P(make), % (n = {n:,} declarer rows)", feature_label(x_by),
         feature_label(y_by), xs, ys, values), f"Each cell: P(make) of {bid.label} in percent.")
-    page.table("heat", f"P(make) of {bid.label} by {yf} and {xf}", _bid_columns([yf, xf]),
+    page.table("heat", f"P(make) of {bid.label} by {yf} and {xf}", bid_columns([yf, xf]),
                rows, _table_argv(directory, [y_by, x_by], [kname], levels, contra))
 
 
@@ -452,7 +454,7 @@ def _classes(page: Page, directory: str, classes: str, kinds, levels, contra, mi
     page.figure("classes", figures.score_by_class(
         "classes", f"Expected score per bid by {feature} (n = {total:,} declarer rows)",
         "bid", bids, lines), "Expected score per bid; lines: classes of the declarer's hand.")
-    page.table("classes", f"Bids by {feature}", _bid_columns([feature]), rows,
+    page.table("classes", f"Bids by {feature}", bid_columns([feature]), rows,
                _table_argv(directory, [classes], kinds, levels, contra), best="best")
 
 
