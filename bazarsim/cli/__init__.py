@@ -27,6 +27,7 @@ from bazarsim.cli import infer_cmd  # noqa: E402,F401  isort: skip
 from bazarsim.cli import score_cmd  # noqa: E402,F401  isort: skip
 from bazarsim.cli import verify_cmd  # noqa: E402,F401  isort: skip
 from bazarsim.cli import demo_cmd  # noqa: E402,F401  isort: skip
+from bazarsim.cli import serve_cmd  # noqa: E402,F401  isort: skip
 from bazarsim.cli import compile_cmd  # noqa: E402,F401  isort: skip
 
 
