@@ -51,8 +51,9 @@ EXAMPLE_DEAL = "N:J97.T8..QT8 AKQ..AQT8.A .AKQ.KJ97.K T8.J97..J97"
 
 def dataset_deal(root: Path | None, path: str, index: Any) -> dict[str, Any]:
     """Deal ``index`` (its index in the run) of the dataset at ``path`` under ``root``:
-    the hands (PBN), its dealer, the deal's number and the dataset's ruleset with its
-    options (the manifest's), read from the one part that holds it."""
+    the hands (PBN), its dealer, the deal's number (``bazarsim deal NUMBER``, as text) and
+    the dataset's ruleset with its options (the manifest's), read from the one part that
+    holds it."""
     import pyarrow.parquet as pq
 
     from bazarsim.store.parts import (
@@ -88,7 +89,8 @@ def dataset_deal(root: Path | None, path: str, index: Any) -> dict[str, Any]:
         raise StoreError(f"part {part.name} of {name} holds deal {table['index'][row]} where "
                          f"deal {n} should be; {repair_hint(name)}")
     hands = [int(table[s][row]) for s in SEATS]
-    return {"path": name, "index": n, "deal": format_deal(hands), "number": deal_number(hands),
+    return {"path": name, "index": n, "deal": format_deal(hands),
+            "number": str(deal_number(hands)),  # text: beyond a JavaScript number's 2^53
             "dealer": SEATS[int(table["dealer"][row])],
             "ruleset": manifest["ruleset"],
             "ruleset_params": {"ruleset": manifest["ruleset"],
@@ -413,7 +415,7 @@ def replay_screen() -> tuple[str, str]:
     seats = tuple(SEATS)
     players = "".join(
         f'<label>{s} <select name="player_{s}" id="replay-player-{s}">'
-        f'{_options(PLAYER_CHOICES, "dd" if s in "NS" else "random")}</select></label>'
+        f'{_options(PLAYER_CHOICES, "pimc")}</select></label>'
         for s in seats)
     body = f"""
 <style>
@@ -440,6 +442,7 @@ def replay_screen() -> tuple[str, str]:
 #replay-decision tr.played td {{ font-weight: 700; background: #eaf5ea; }}
 #replay-picks button.pick {{ margin: .15rem; min-width: 3em; }}
 #replay-result tr.here td {{ background: #fff4c2; }}
+#replay-loaded .error {{ color: #b00020; font-weight: 600; }}
 </style>
 <form id="replay-form" class="app-form" autocomplete="off">
  <fieldset><legend>The deal</legend>
@@ -617,7 +620,7 @@ SCRIPT = r"""
       const t = rec.tricks[last.trick - 1];
       t.cards.slice(0, last.inTrick + 1).forEach((c, i) => {
         const d = document.createElement('div');
-        d.className = 't' + c.seat + (i === 3 && t.winner === c.seat ? ' win' : '');
+        d.className = 't' + c.seat + (last.inTrick === 3 && t.winner === c.seat ? ' win' : '');
         d.dataset.card = c.card;
         d.innerHTML = cardHtml(c.card);
         trick.appendChild(d);
@@ -643,9 +646,12 @@ SCRIPT = r"""
       dd.dataset.v = rec.dd_ns_points;
     } else {
       const c = steps[pos - 1].rec;
+      const who = rec.players[SEATS.indexOf(c.seat)];
       const vals = Object.entries(c.values).sort((a, b) => b[1] - a[1]);
-      let h = `<p><strong>Trick ${steps[pos - 1].trick}: ${esc(c.seat)} plays ` +
-              `${cardHtml(c.card)}</strong>` + (c.worlds ? ` (${c.worlds} worlds)` : '') +
+      const seen = who === 'dd' ? ' (it sees every card)' :
+                   c.worlds ? ` (${c.worlds} worlds)` : '';
+      let h = `<p><strong>Trick ${steps[pos - 1].trick}: ${esc(c.seat)} (${esc(who)}) plays ` +
+              `${cardHtml(c.card)}</strong>` + seen +
               (c.given_away ? `, giving away ${c.given_away} points to perfect play` : '') +
               '</p>';
       if (vals.length) {
@@ -654,9 +660,8 @@ SCRIPT = r"""
                       `${esc(k)}"><td class="t">${cardHtml(k)}</td><td data-v="${v}">` +
                       `${fmtValue(v)}</td></tr>`).join('') + '</tbody></table>';
       } else {
-        h += '<p class="note">No values: ' +
-             (rec.players[SEATS.indexOf(c.seat)] === 'you' ? 'your card.' :
-              'a random card.') + '</p>';
+        h += '<p class="note">No values: ' + (who === 'you' ? 'your card.' :
+             who === 'random' ? 'a random card.' : 'the only card it could play.') + '</p>';
       }
       dec.innerHTML = h;
       dec.dataset.card = c.card;

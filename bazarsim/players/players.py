@@ -8,6 +8,9 @@ whole in the kernel (:func:`~.pimc.play_out`, what datasets use) are the same pl
 * :class:`DDPlayer`: sees every card and plays the double-dummy line (the ceiling);
 * :class:`PimcPlayer`: samples worlds consistent with its view and plays the card with
   the best mean (perfect-information Monte Carlo).
+
+A fourth, :class:`ScriptedPlayer`, plays cards chosen outside (a person's picks, at the
+app's deal replay) and raises :class:`AwaitingCard` when it has no pick left.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from bazarsim.core.cards import format_card
+from bazarsim.core.cards import SEATS, format_card, format_cards, parse_card
 from bazarsim.core.errors import BazarsimError
 from bazarsim.dd.search import DEFAULT_TT_BITS, O_ALL, new_context
 from bazarsim.deals.generator import seed_key
@@ -237,6 +240,42 @@ def trick_tally(view: PlayerView) -> tuple[list[int], list[int]]:
             leader = int(w)
             cards = []
     return taken, tricks
+
+
+class AwaitingCard(Exception):  # a pause for a person, not an error
+    """A :class:`ScriptedPlayer` has no pick left: ``seat`` must choose one of ``legal``
+    (card indices, as a hand is read: S H D C, high to low). :func:`~.playout.play_deal`
+    stops there and returns the play so far."""
+
+    def __init__(self, seat: int, legal: list[int]):
+        super().__init__(f"{SEATS[seat]} to play one of "
+                         f"{' '.join(format_card(c) for c in legal)}")
+        self.seat = int(seat)
+        self.legal = [int(c) for c in legal]
+
+
+class ScriptedPlayer:
+    """Plays the given cards (indices or text such as ``AS``) in order, its k-th card on
+    its k-th turn, and raises :class:`AwaitingCard` when out of picks: a person's seat,
+    whose deal is replayed from the first card with one more pick each time (the other
+    seats' decisions are seeded, so they play the same cards again)."""
+
+    name = "you"
+
+    def __init__(self, cards=()):
+        self.cards = [parse_card(c) if isinstance(c, str) else int(c) for c in cards]
+
+    def decide(self, view: PlayerView) -> Decision:
+        k = sum(1 for s, _c in view.history if s == view.seat)
+        legal = view.legal()
+        if k >= len(self.cards):
+            raise AwaitingCard(view.seat, [parse_card(c) for c in format_cards(legal).split()])
+        card = self.cards[k]
+        if not legal >> card & 1:
+            raise BazarsimError(f"{SEATS[view.seat]} cannot play {format_card(card)} as its "
+                                f"card {k + 1}: play one of {format_cards(legal)}",
+                                format_card(card))
+        return Decision(card)
 
 
 PLAYERS = {"random": RandomPlayer, "pimc": PimcPlayer, "dd": DDPlayer}

@@ -4,7 +4,9 @@ Python API) and :func:`card_points_needed` (what a contract asks of the card pla
 Built-in players are played inside the kernel (:func:`~.pimc.play_out`), as datasets
 play them; any other player (an object with ``decide(view)``) is asked card by card
 through :class:`~.view.PlayerView` objects, and built-in ones give the same cards either
-way (tests/test_players.py).
+way (tests/test_players.py). A :class:`~.players.ScriptedPlayer` seat (a person's picks)
+stops the card-by-card play where it has no pick left: the record then holds the cards so
+far and ``waiting`` (the seat to play and its legal cards).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from bazarsim.evaluate.hands import evaluate_deals, shown_cards
 from bazarsim.players.pimc import I_ALL, OBJECTIVES, PLAYER_KINDS, REC_DD, play_out
 from bazarsim.players.players import (
     DEFAULT_WORLDS,
+    AwaitingCard,
     DDPlayer,
     PimcPlayer,
     RandomPlayer,
@@ -118,7 +121,8 @@ def make_players(names, deal, worlds, objective, seed, infer=I_ALL) -> list:
 def play_deal(deal, contract, by, players="pimc", worlds: int = DEFAULT_WORLDS,
               objective: str = "points", seed: int = DEFAULT_SEED, dealer=0,
               ruleset=DEFAULT_RULESET, contra: int = 0, infer: int = I_ALL,
-              deal_index: int = 0, kernel: bool | None = None, auction=()) -> dict:
+              deal_index: int = 0, kernel: bool | None = None, auction=(),
+              on_card=None) -> dict:
     """Play one deal out: the 8 tricks, each decision with its per-card values, and the
     double-dummy N-S points of the deal after every card (taken + still to take with
     perfect play from there), with the points each card gave away against it.
@@ -127,7 +131,13 @@ def play_deal(deal, contract, by, players="pimc", worlds: int = DEFAULT_WORLDS,
     name or object for all seats, or four (N E S W). ``kernel``: play built-in players
     inside the kernel (default when all four are built in) or card by card. ``auction``:
     the calls that led to the contract (``(seat, Call)``), in every view for the players
-    that listen (bazarsim.beliefs.listener).
+    that listen (bazarsim.beliefs.listener). ``on_card(n)``: called with the cards played
+    so far after each card (once, with 32, after a play inside the kernel).
+
+    A player that raises :class:`~.players.AwaitingCard` (a :class:`~.players.ScriptedPlayer`
+    out of picks) ends the play there: the record holds the cards played, each with its DD
+    value, and ``waiting`` (``{"seat": "S", "legal": ["AS", ...]}``), but not ``made`` and
+    ``dd_made``, which need the whole deal.
     """
     rs = get_ruleset(ruleset)
     hands = [int(h) for h in validate_hands(deal, full=True)]
@@ -157,6 +167,7 @@ def play_deal(deal, contract, by, players="pimc", worlds: int = DEFAULT_WORLDS,
     perm = clockwise_seats(SEAT_ORDER, direction)
     ctx = new_context(DEFAULT_TT_BITS, O_ALL)
     steps = []
+    waiting = None
     if kernel:
         shown = shown_cards(np.array(hands, np.uint32), dealer, kind, rs)[0]
         codes = np.array([PLAYER_KINDS[p.name] for p in objs], np.int64)[perm]
@@ -181,6 +192,8 @@ def play_deal(deal, contract, by, players="pimc", worlds: int = DEFAULT_WORLDS,
                     if not np.isnan(values[i, c])}
             steps.append((seat, int(cards[i]), int(used[i]), vals, int(dd[i]), {}))
             history.append((seat, int(cards[i])))
+        if on_card is not None:
+            on_card(32)
     else:
         history = []
         for _i in range(32):
@@ -188,7 +201,12 @@ def play_deal(deal, contract, by, players="pimc", worlds: int = DEFAULT_WORLDS,
             view = PlayerView.from_deal(hands, con, history, seat, dealer, rs,
                                         deal_index=deal_index, auction=auction)
             seat = view.seat
-            d = objs[seat].decide(view)
+            try:
+                d = objs[seat].decide(view)
+            except AwaitingCard as wait:
+                waiting = {"seat": SEATS[wait.seat],
+                           "legal": [format_card(c) for c in wait.legal]}
+                break
             legal = view.legal()
             if not (legal >> d.card) & 1:
                 raise BazarsimError(f"player {seat} chose an illegal card "
@@ -198,8 +216,10 @@ def play_deal(deal, contract, by, players="pimc", worlds: int = DEFAULT_WORLDS,
                                               "capped": d.capped}
             steps.append((seat, int(d.card), d.worlds, d.values,
                           _dd_after(hands, history, leader, rs, kind, ctx), extra))
+            if on_card is not None:
+                on_card(len(history))
     return _record(rs, con, dealer, leader, hands, steps, objs, worlds, objective, seed,
-                   target, decl, bela, ctx)
+                   target, decl, bela, ctx, waiting)
 
 
 def _to_play(history, leader, rs, kind) -> int:
@@ -229,7 +249,7 @@ def _dd_after(hands, history, leader, rs, kind, ctx) -> int:
 
 
 def _record(rs, con, dealer, leader, hands, steps, objs, worlds, objective, seed, target,
-            decl, bela, ctx) -> dict:
+            decl, bela, ctx, waiting=None) -> dict:
     from bazarsim.players.pimc import ns_value_partial
 
     direction = rs.play.direction
@@ -284,8 +304,13 @@ def _record(rs, con, dealer, leader, hands, steps, objs, worlds, objective, seed
         "bela": {"NS": bela[0], "EW": bela[1]},
         "tricks": tricks,
     }
-    won = sum((SEATS.index(t["winner"]) % 2) == side for t in tricks)
+    won = sum((SEATS.index(t["winner"]) % 2) == side for t in tricks if "winner" in t)
     out["tricks_declarer"] = won
+    if waiting is not None:  # a play stopped for a person's card: nothing is made yet
+        if is_scored(rs, con):
+            out["card_points_needed"] = target
+        out["waiting"] = waiting
+        return out
     if is_scored(rs, con):
         out["card_points_needed"] = target
         mine = (ns, ew)[side]
