@@ -159,6 +159,7 @@ def shell(screen: str, body: str, script: str) -> str:
                    f"{html.escape(label)}</a>" for key, label in SCREENS)
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             '<meta name="viewport" content="width=device-width, initial-scale=1">'
+            '<link rel="icon" href="data:,">'  # no favicon request
             f"<title>bazarsim: {html.escape(title)}</title><style>{CSS}{APP_CSS}</style>"
             f'</head><body data-screen="{screen}"><nav class="app"><strong>bazarsim</strong>'
             f"{menu}</nav><main><h1>{html.escape(title)}</h1>{body}</main>"

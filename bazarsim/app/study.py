@@ -680,7 +680,6 @@ if (document.readyState === "loading") {
 """
 
 SCREEN_HTML = """<section id="study" class="screen">
-<h2>Study browser</h2>
 <p class="lead">A simulated dataset's bids by class of the declarer's hand, double dummy
 against hidden-card play, and the threshold of a hand feature for one bid: the numbers of
 <code>bazarsim table bids</code>, <code>table bias</code> and <code>study threshold</code>.</p>
