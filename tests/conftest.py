@@ -25,21 +25,58 @@ def ruleset(request):
     return RULESETS[request.param]
 
 
-@pytest.fixture(scope="module")
-def browser():
-    """Headless Chromium for the pages' tests; a skip that says so where none is installed,
-    a failure where BAZARSIM_REQUIRE_BROWSER is set (.ci/run sets it)."""
+def require_chromium() -> None:
+    """Skip, saying why, where there is no Chromium or no Playwright to drive it; fail
+    instead where BAZARSIM_REQUIRE_BROWSER is set (.ci/run sets it)."""
+    import importlib.util
     import os
 
-    from bazarsim.report.browser import Chromium, find_chromium
+    from bazarsim.report.browser import find_chromium
 
     if find_chromium() is None:
-        if os.environ.get("BAZARSIM_REQUIRE_BROWSER"):
-            pytest.fail("BAZARSIM_REQUIRE_BROWSER is set but no Chromium was found")
-        pytest.skip("no Chromium on this machine (apt-get install chromium; .ci/run does): "
-                    "the pages cannot be checked in a browser here")
-    with Chromium() as b:
+        why = "no Chromium on this machine (apt-get install chromium; .ci/run does)"
+    elif importlib.util.find_spec("playwright") is None:
+        why = "no Playwright (pip install -e '.[test]')"
+    else:
+        return
+    if os.environ.get("BAZARSIM_REQUIRE_BROWSER"):
+        pytest.fail(f"BAZARSIM_REQUIRE_BROWSER is set but {why}")
+    pytest.skip(f"{why}: pages cannot be opened in a browser here")
+
+
+@pytest.fixture(scope="module")
+def playwright():
+    """A running Playwright (sync API) for a module's browser tests, shared by ``browser``
+    and ``chromium``: its asyncio loop runs in this thread while it lives, so a thread has
+    one at a time (and these tests cannot call ``asyncio.run`` themselves)."""
+    require_chromium()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        yield p
+
+
+@pytest.fixture(scope="module")
+def browser(playwright):
+    """The pages' checker (:class:`bazarsim.report.browser.Chromium`) on the system's
+    headless Chromium."""
+    from bazarsim.report.browser import Chromium
+
+    with Chromium(playwright=playwright) as b:
         yield b
+
+
+@pytest.fixture(scope="module")
+def chromium(playwright):
+    """A Playwright ``Browser`` on the system's headless Chromium, for tests that drive
+    pages themselves (``chromium.new_page()``, click, fill, wait)."""
+    from bazarsim.report.browser import launch
+
+    b = launch(playwright)
+    try:
+        yield b
+    finally:
+        b.close()
 
 
 @pytest.fixture(scope="session")

@@ -37,8 +37,8 @@ COMMANDS = commands()
 ALL_OPTIONS = {o for cmd in COMMANDS.values() for p in cmd.params
                for o in (*getattr(p, "opts", ()), *getattr(p, "secondary_opts", ()))}
 ALL_OPTIONS |= {"--help", "-h", "--version", "-V", *ALIASES}
-# Options of other programs the docs name in passing (Chromium's, in the reports page).
-FOREIGN = {"--remote-debugging-pipe"}
+# Options of other programs the docs name in passing (none at present).
+FOREIGN: set[str] = set()
 
 
 def options_of(cmd) -> set[str]:

@@ -1,33 +1,38 @@
 """Open a report page in headless Chromium and say what a reader would see.
 
-A small client of the Chrome DevTools protocol over ``--remote-debugging-pipe`` (file
-descriptors 3 and 4, messages ended by a NUL byte), standard library only. For a page it
-gives: console errors and uncaught exceptions, any request that left the machine (a page
-must need no network), each figure's drawn size and number of SVG elements, each table's
+Playwright (its sync API) drives the system's Chromium, the distribution's package found on
+PATH: no browser is ever downloaded. For a page it gives: console errors and uncaught
+exceptions, any request that left the machine (a page must need no network), each figure's
+drawn size, number of SVG elements and share of its box painted on screen, each table's
 cells (shown text and raw ``data-v`` value), the sections marked missing, and optionally a
 screenshot (PNG) and the number of A4 pages it prints on.
 
 ``python -m bazarsim.report.browser PAGE.html [--screenshot PNG]`` prints that as JSON and
 exits with 1 when the page has a console error, an outside request or an empty figure.
+:func:`launch` gives other tests (the web app's) a Playwright ``Browser`` on the same
+Chromium, with the same flags (:data:`CHROMIUM_ARGS`).
 """
 
 from __future__ import annotations
 
-import base64
-import fcntl
 import io
 import json
-import os
-import queue
 import re
 import shutil
-import signal
-import tempfile
-import threading
-import time
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, ConsoleMessage, Page, Playwright
 
 CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+
+# Chromium's flags besides headless: no sandbox (it cannot start as root or in most
+# containers without it), no GPU, and none of its own connections (updates, components,
+# sync): closed networks refuse them, and a checked page must be the only thing that
+# makes a request.
+CHROMIUM_ARGS = ("--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run")
 
 INSPECT = r"""
 (() => {
@@ -68,115 +73,47 @@ def find_chromium() -> str | None:
 
 
 class BrowserError(RuntimeError):
-    """Chromium could not be started or did not answer."""
+    """No Chromium, or it could not be started."""
+
+
+def launch(playwright: Playwright, binary: str | None = None) -> Browser:
+    """A headless Playwright ``Browser`` on the system's Chromium (``binary``, default
+    :func:`find_chromium`), started with :data:`CHROMIUM_ARGS`; the caller closes it."""
+    from playwright.sync_api import Error
+
+    binary = binary or find_chromium()
+    if not binary:
+        raise BrowserError("no Chromium on PATH (apt-get install chromium)")
+    try:
+        return playwright.chromium.launch(executable_path=binary, headless=True,
+                                          args=list(CHROMIUM_ARGS))
+    except Error as exc:
+        raise BrowserError(f"cannot start {binary}: {exc.message}") from None
 
 
 class Chromium:
-    """One headless Chromium process, driven over a pipe; use as a context manager."""
+    """One headless Chromium that checks pages, each in a fresh tab; use as a context
+    manager. ``playwright``: a running Playwright to launch it from (and leave running),
+    else it starts its own, stopped on close. Playwright's sync API runs an asyncio loop
+    in the calling thread, so one thread has one Playwright at a time: share it."""
 
-    def __init__(self, binary: str | None = None, timeout: float = 60.0):
-        self.binary = binary or find_chromium()
-        if not self.binary:
-            raise BrowserError("no Chromium on PATH (apt-get install chromium)")
+    def __init__(self, binary: str | None = None, timeout: float = 60.0,
+                 playwright: Playwright | None = None):
+        from playwright.sync_api import sync_playwright
+
         self.timeout = timeout
-        self._next = 0
-        self._events: list[dict] = []
-        self._replies: dict[int, dict] = {}
-        self._inbox: queue.Queue = queue.Queue()
-        to_r, to_w = os.pipe()  # we write commands, Chromium reads fd 3
-        from_r, from_w = os.pipe()  # Chromium writes fd 4, we read
-        # the child's ends, moved above fd 9 so that putting them on 3 and 4 clobbers neither
-        child = [fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 10) for fd in (to_r, from_w)]
-        os.close(to_r)
-        os.close(from_w)
-        self._profile = tempfile.mkdtemp(prefix="bazarsim-chromium-")  # no shared profile
-        args = [self.binary, "--headless=new", "--remote-debugging-pipe", "--no-sandbox",
-                f"--user-data-dir={self._profile}", "--disable-gpu", "--no-first-run",
-                "--no-default-browser-check", "--disable-extensions",
-                "--disable-background-networking", "--mute-audio", "--hide-scrollbars",
-                "about:blank"]
-        # posix_spawn, not fork + preexec_fn: no Python code runs in the child, so a
-        # process with threads (Numba's, pytest's) cannot deadlock it
-        devnull = os.open(os.devnull, os.O_RDWR)
+        self._own = playwright is None
+        self._playwright = sync_playwright().start() if playwright is None else playwright
         try:
-            self._pid = os.posix_spawn(self.binary, args, dict(os.environ), file_actions=[
-                (os.POSIX_SPAWN_DUP2, devnull, 0), (os.POSIX_SPAWN_DUP2, devnull, 1),
-                (os.POSIX_SPAWN_DUP2, devnull, 2), (os.POSIX_SPAWN_DUP2, child[0], 3),
-                (os.POSIX_SPAWN_DUP2, child[1], 4)])
-        except OSError as exc:
-            shutil.rmtree(self._profile, ignore_errors=True)
-            for fd in (to_w, from_r):
-                os.close(fd)
-            raise BrowserError(f"cannot start {self.binary}: {exc.strerror or exc}") from None
-        finally:
-            os.close(devnull)
-            for fd in child:
-                os.close(fd)
-        self._out = os.fdopen(to_w, "wb", buffering=0)
-        self._in = os.fdopen(from_r, "rb", buffering=0)
-        self._reader = threading.Thread(target=self._read, daemon=True)
-        self._reader.start()
-
-    # ------------------------------------------------------------------ protocol
-
-    def _read(self) -> None:
-        buf = b""
-        while True:
-            try:
-                chunk = self._in.read(65536)
-            except OSError:
-                chunk = b""
-            if not chunk:
-                self._inbox.put(None)
-                return
-            buf += chunk
-            while b"\0" in buf:
-                msg, buf = buf.split(b"\0", 1)
-                self._inbox.put(json.loads(msg))
-
-    def _pump(self, deadline: float) -> None:
-        try:
-            msg = self._inbox.get(timeout=max(0.01, deadline - time.monotonic()))
-        except queue.Empty:
-            return
-        if msg is None:
-            raise BrowserError("Chromium closed the pipe (did it start? try it by hand: "
-                               f"{self.binary} --headless=new --no-sandbox about:blank)")
-        if "id" in msg:
-            self._replies[msg["id"]] = msg
-        else:
-            self._events.append(msg)
-
-    def send(self, method: str, params: dict | None = None, session: str | None = None):
-        self._next += 1
-        ident = self._next
-        msg = {"id": ident, "method": method, "params": params or {}}
-        if session:
-            msg["sessionId"] = session
-        self._out.write(json.dumps(msg).encode() + b"\0")
-        deadline = time.monotonic() + self.timeout
-        while ident not in self._replies:
-            if time.monotonic() > deadline:
-                raise BrowserError(f"no answer to {method} in {self.timeout:g} s")
-            self._pump(deadline)
-        reply = self._replies.pop(ident)
-        if "error" in reply:
-            raise BrowserError(f"{method}: {reply['error'].get('message')}")
-        return reply.get("result", {})
-
-    def wait_event(self, method: str, session: str, timeout: float | None = None) -> dict:
-        deadline = time.monotonic() + (timeout or self.timeout)
-        seen = 0
-        while True:
-            for ev in self._events[seen:]:
-                if ev.get("method") == method and ev.get("sessionId") == session:
-                    return ev
-            seen = len(self._events)
-            if time.monotonic() > deadline:
-                raise BrowserError(f"no {method} in {timeout or self.timeout:g} s")
-            self._pump(deadline)
-
-    # ------------------------------------------------------------------ pages
+            self.browser = launch(self._playwright, binary)
+            # one context for every check (a page of its own each): a context costs as
+            # much again as a page to set up
+            self._context = self.browser.new_context(device_scale_factor=1)
+            self._context.set_default_timeout(timeout * 1000)
+        except BaseException:
+            if self._own:
+                self._playwright.stop()
+            raise
 
     def check(self, page: str | Path, screenshot: str | Path | None = None,
               width: int = 1000, max_height: int = 6000, pdf: bool = False,
@@ -184,44 +121,28 @@ class Chromium:
         """Load ``page`` in a fresh tab ``width`` CSS pixels wide and report what
         happened (see the module doc); ``paint``: also how much of each figure's box is
         painted (a screenshot each), ``pdf``: print it and count the pages."""
-        url = Path(page).resolve().as_uri()
-        target = self.send("Target.createTarget", {"url": "about:blank"})["targetId"]
-        session = self.send("Target.attachToTarget", {"targetId": target,
-                                                      "flatten": True})["sessionId"]
+        errors: list[str] = []
+        requests: set[str] = set()
+        tab = self._context.new_page()
         try:
-            for domain in ("Page", "Runtime", "Log", "Network"):
-                self.send(f"{domain}.enable", session=session)
-            self.send("Emulation.setDeviceMetricsOverride", {
-                "width": width, "height": 800, "deviceScaleFactor": 1, "mobile": False},
-                session=session)
-            start = len(self._events)
-            self.send("Page.navigate", {"url": url}, session=session)
-            self.wait_event("Page.loadEventFired", session)
-            # a moment for late console messages (none expected: the page has no script)
-            end = time.monotonic() + 0.05
-            while time.monotonic() < end:
-                self._pump(end)
-            info = self.send("Runtime.evaluate", {"expression": INSPECT, "returnByValue": True},
-                             session=session)["result"]["value"]
-            events = [e for e in self._events[start:] if e.get("sessionId") == session]
-            info["errors"] = console_errors(events)
-            info["requests"] = sorted({
-                e["params"]["request"]["url"] for e in events
-                if e.get("method") == "Network.requestWillBeSent"
-                and not e["params"]["request"]["url"].startswith(("file:", "data:", "about:"))})
+            tab.set_viewport_size({"width": width, "height": 800})
+            tab.on("console", lambda msg: errors.extend(console_errors([msg])))
+            tab.on("pageerror", lambda exc: errors.append(f"exception: {exc.stack or exc}"))
+            tab.on("request", lambda req: requests.add(req.url))
+            tab.goto(Path(page).resolve().as_uri(), wait_until="load")
+            # a JSON string: Playwright's own serialisation of the tables' cells is slow
+            info = json.loads(tab.evaluate(f"JSON.stringify({INSPECT.strip()})"))
+            info["errors"] = errors
+            info["requests"] = sorted(u for u in requests
+                                      if not u.startswith(("file:", "data:", "about:")))
             for fig in info["figures"]:  # paint=False: None, not checked
-                fig["painted"] = self._painted(session, fig) if paint else None
+                fig["painted"] = painted(tab, fig) if paint else None
             if screenshot:
-                height = min(int(info["height"]), max_height)
-                self.send("Emulation.setDeviceMetricsOverride", {
-                    "width": width, "height": height, "deviceScaleFactor": 1,
-                    "mobile": False}, session=session)
-                shot = self.send("Page.captureScreenshot", {"format": "png"}, session=session)
-                Path(screenshot).write_bytes(base64.b64decode(shot["data"]))
+                tab.set_viewport_size({"width": width,
+                                       "height": min(int(info["height"]), max_height)})
+                tab.screenshot(path=str(screenshot))
             if pdf:
-                data = self.send("Page.printToPDF", {"preferCSSPageSize": True},
-                                 session=session)["data"]
-                raw = base64.b64decode(data)
+                raw = tab.pdf(prefer_css_page_size=True)
                 info["pdf_pages"] = len(re.findall(rb"/Type\s*/Page(?![a-zA-Z])", raw))
                 boxes = re.findall(rb"/MediaBox\s*\[\s*0 0 ([\d.]+) ([\d.]+)", raw)
                 info["pdf_a4"] = bool(boxes) and all(
@@ -229,43 +150,14 @@ class Chromium:
                     for w, h in boxes)
             return info
         finally:
-            self.send("Target.closeTarget", {"targetId": target})
-
-    def _painted(self, session: str, fig: dict) -> float | None:
-        """Share of the figure's box that is not (near) white on screen: what was drawn,
-        seen as pixels (``None`` without Pillow to read the PNG)."""
-        if fig["width"] < 1 or fig["height"] < 1:
-            return 0.0
-        try:
-            from PIL import Image
-        except ImportError:
-            return None
-        shot = self.send("Page.captureScreenshot", {
-            "format": "png", "captureBeyondViewport": True,
-            "clip": {"x": fig["x"], "y": fig["y"], "width": fig["width"],
-                     "height": fig["height"], "scale": 0.5}}, session=session)
-        grey = Image.open(io.BytesIO(base64.b64decode(shot["data"]))).convert("L")
-        hist = grey.histogram()
-        return 1 - sum(hist[235:]) / max(1, sum(hist))
+            tab.close()
 
     def close(self) -> None:
         try:
-            self.send("Browser.close")
-        except (BrowserError, OSError):
-            pass
-        deadline = time.monotonic() + 10
-        while os.waitpid(self._pid, os.WNOHANG) == (0, 0):
-            if time.monotonic() > deadline:
-                os.kill(self._pid, signal.SIGKILL)
-                os.waitpid(self._pid, 0)
-                break
-            time.sleep(0.05)
-        for f in (self._out, self._in):
-            try:
-                f.close()
-            except OSError:
-                pass
-        shutil.rmtree(self._profile, ignore_errors=True)
+            self.browser.close()
+        finally:
+            if self._own:
+                self._playwright.stop()
 
     def __enter__(self) -> Chromium:
         return self
@@ -274,21 +166,26 @@ class Chromium:
         self.close()
 
 
-def console_errors(events: list[dict]) -> list[str]:
-    """Console errors, failed assertions, uncaught exceptions and error log entries."""
-    out = []
-    for e in events:
-        m, p = e.get("method"), e.get("params", {})
-        if m == "Runtime.consoleAPICalled" and p.get("type") in ("error", "assert"):
-            out.append("console." + p["type"] + ": " + " ".join(
-                str(a.get("value", a.get("description", ""))) for a in p.get("args", [])))
-        elif m == "Runtime.exceptionThrown":
-            d = p.get("exceptionDetails", {})
-            out.append("exception: " + str(d.get("exception", {}).get("description")
-                                           or d.get("text")))
-        elif m == "Log.entryAdded" and p.get("entry", {}).get("level") == "error":
-            out.append("log: " + p["entry"].get("text", ""))
-    return out
+def painted(tab: Page, fig: dict) -> float | None:
+    """Share of the figure's box (as INSPECT gives it, in page coordinates) that is not
+    (near) white on the screen of ``tab``: what was drawn, seen as pixels (``None`` without
+    Pillow to read the PNG)."""
+    if fig["width"] < 1 or fig["height"] < 1:
+        return 0.0
+    try:
+        from PIL import Image
+    except ImportError:
+        return None
+    png = tab.screenshot(full_page=True, clip={"x": fig["x"], "y": fig["y"],
+                                           "width": fig["width"], "height": fig["height"]})
+    hist = Image.open(io.BytesIO(png)).convert("L").histogram()
+    return 1 - sum(hist[235:]) / max(1, sum(hist))
+
+
+def console_errors(messages: list[ConsoleMessage]) -> list[str]:
+    """Console errors and failed assertions among ``messages`` (Chromium's error log
+    entries, such as a resource that failed to load, come as console errors too)."""
+    return [f"console.{m.type}: {m.text}" for m in messages if m.type in ("error", "assert")]
 
 
 def problems(info: dict) -> list[str]:
