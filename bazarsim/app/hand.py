@@ -103,11 +103,16 @@ def run_hand(params: dict[str, Any], progress: Progress) -> dict[str, Any]:
                 progress=lambda done, total: progress(done / total,
                                                       f"{done:,} of {total:,} deals"))
     from bazarsim.report.hand import hand_json_records, hand_title
-    from bazarsim.report.pages import hand_page
+    from bazarsim.report.html import Page
+    from bazarsim.report.pages import HAND_COLUMNS, hand_page
 
+    records = json.loads(to_json(hand_json_records(a)))
+    # the table first: the figures take matplotlib about half a second more
+    ahead = Page(hand_title(a))
+    ahead.table("hand-1", "Every bid", HAND_COLUMNS, records, best="best")
+    progress(1.0, "drawing the figures", {"title": hand_title(a), "html": ahead.fragment()})
     page = hand_page([a], where=params["where"] or None)
-    return {"title": hand_title(a), "html": page.fragment(),
-            "records": json.loads(to_json(hand_json_records(a)))}
+    return {"title": hand_title(a), "html": page.fragment(), "records": records}
 
 
 def _run_auction(params, rs, seat, dealer, kinds, progress) -> dict[str, Any]:
@@ -187,8 +192,10 @@ def hand_screen() -> tuple[str, str]:
     ev.preventDefault();
     const fields = bz.fields(form);
     const out = document.getElementById('hand-result');
-    const result = await bz.run('hand', fields, {status: document.getElementById('hand-status'),
-                                                 button: document.getElementById('hand-run')});
+    const result = await bz.run('hand', fields, {
+      status: document.getElementById('hand-status'),
+      button: document.getElementById('hand-run'),
+      partial: part => { out.innerHTML = part.html; out.dataset.title = part.title; }});
     if (result) { out.innerHTML = result.html; out.dataset.title = result.title; }
   });
 })();

@@ -36,13 +36,13 @@ button { font: inherit; padding: .3em 1em; cursor: pointer; }
 
 # The script every screen uses: bz.fields(form) reads a form, bz.run(task, fields, ui)
 # asks a question and shows where it stands in ui.status (queue place, progress, a cancel
-# button, an error), resolving with the result (null when cancelled or failed);
+# button, an error), hands a part of the result sent ahead to ui.partial (once), and
+# resolves with the result (null when cancelled or failed);
 # bz.info(name, query) is a quick lookup; bz.download(name, text) offers a file. Each step
-# is timed into window.bzTimes (submit, first progress, done) for the benchmarks.
+# is timed into window.bzTimes (submit, first progress, first result shown, done) for the
+# benchmarks.
 APP_JS = r"""
 const bz = (() => {
-  const POLL_MS = 100;
-  const sleep = ms => new Promise(r => setTimeout(r, ms));
   window.bzTimes = [];
   async function answer(resp) {
     let body = null;
@@ -82,7 +82,8 @@ const bz = (() => {
   }
   async function run(task, flds, ui) {
     const status = ui.status;
-    const times = {task: task, submit: performance.now(), progress: null, done: null};
+    const times = {task: task, submit: performance.now(), progress: null, shown: null,
+                   done: null};
     window.bzTimes.push(times);
     if (ui.button) ui.button.disabled = true;
     let job;
@@ -96,6 +97,7 @@ const bz = (() => {
       return null;
     }
     status.dataset.job = job.id;
+    let version = job.version;
     let cancelled = false;
     const cancel = async () => {
       cancelled = true;
@@ -103,11 +105,19 @@ const bz = (() => {
     };
     try {
       for (;;) {
-        const st = await answer(await fetch('/api/jobs/' + job.id));
+        // news of the job: the server answers as soon as something changed since the
+        // version seen (or after a second with none)
+        const st = await answer(await fetch(`/api/jobs/${job.id}?since=${version}`));
+        version = st.version;
         if (st.state === 'done') {
           times.done = performance.now();
+          if (times.shown === null) times.shown = times.done;
           show(status, 'done', 'done');
           return st.result;
+        }
+        if (st.partial && times.shown === null && ui.partial) {
+          ui.partial(st.partial);
+          times.shown = performance.now();
         }
         if (st.state === 'error') { show(status, esc(st.error), 'error'); return null; }
         if (st.state === 'cancelled') { show(status, 'cancelled', 'cancelled'); return null; }
@@ -126,7 +136,6 @@ const bz = (() => {
         b.disabled = cancelled;
         b.addEventListener('click', cancel);
         span.appendChild(b);
-        await sleep(POLL_MS);
       }
     } catch (e) {
       show(status, esc(e.message), 'error');

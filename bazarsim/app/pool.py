@@ -17,7 +17,6 @@ its task and parameters, and its state: ``queued`` (with its place in the queue)
 from __future__ import annotations
 
 import multiprocessing as mp
-import os
 import socket
 import threading
 import time
@@ -30,7 +29,8 @@ from typing import Any
 
 from bazarsim.core.errors import BazarsimError
 
-KEEP = 100  # finished jobs kept for their pages to fetch
+KEEP = 16  # finished jobs kept (with their results) for their pages to fetch
+WAIT = 1.0  # seconds a page's request for news of a job may wait for a change
 QUEUE_LIMIT = 50  # questions that may wait at once; more are refused (the server says so)
 PROGRESS_EVERY = 0.05  # seconds between two progress messages of a worker
 STOP_WAIT = 0.5  # seconds a stopped worker gets to end before it is killed
@@ -53,6 +53,7 @@ class Job:
     share: float | None = None
     words: str = ""
     result: Any = None
+    partial: Any = None  # a part of the result sent ahead of the rest
     error: str | None = None
     submitted: float = field(default_factory=time.time)
     started: float | None = None
@@ -67,6 +68,8 @@ class Job:
             out["place"] = place
         if result and self.state == "done":
             out["result"] = self.result
+        elif result and self.state == "running" and self.partial is not None:
+            out["partial"] = self.partial
         return out
 
 
@@ -86,11 +89,12 @@ def worker_main(conn, tasks_module: str, tasks_name: str) -> None:
         job_id, task_name, params = msg
         last = [0.0]
 
-        def progress(share, words, job_id=job_id, last=last):
+        def progress(share, words, partial=None, job_id=job_id, last=last):
             now = time.monotonic()
-            if now - last[0] >= PROGRESS_EVERY or (share is not None and share >= 1):
+            if (partial is not None or now - last[0] >= PROGRESS_EVERY
+                    or (share is not None and share >= 1)):
                 last[0] = now
-                conn.send(("progress", job_id, share, str(words)))
+                conn.send(("progress", job_id, (share, str(words)), partial))
 
         try:
             result = tasks[task_name].run(params, progress)
@@ -149,6 +153,10 @@ class Pool:
         self.jobs: OrderedDict[str, Job] = OrderedDict()
         self.queue: deque[str] = deque()
         self.lock = threading.Lock()
+        # every change of any job counts one version: a page asks for news after the
+        # version it has seen and is answered as soon as there are some (no polling delay)
+        self.version = 0
+        self.changed = threading.Condition(self.lock)
         self.errors: list[str] = []  # tracebacks of internal errors, for the server's log
         self._wake_r, self._wake_w = socket.socketpair()
         self._closing = False
@@ -170,16 +178,22 @@ class Pool:
             job = Job(uuid.uuid4().hex, task, params)
             self.jobs[job.id] = job
             self.queue.append(job.id)
+            self._changed()
         self._wake()
         return job
 
-    def status(self, job_id: str, result: bool = True) -> dict[str, Any] | None:
-        with self.lock:
+    def status(self, job_id: str, result: bool = True, since: int | None = None,
+               timeout: float = WAIT) -> dict[str, Any] | None:
+        """Where the job stands; with ``since`` (a version the asker has seen), once
+        something has changed since, or after ``timeout`` seconds."""
+        with self.changed:
+            if since is not None and self.jobs.get(job_id) is not None:
+                self.changed.wait_for(lambda: self.version > since, timeout)
             job = self.jobs.get(job_id)
             if job is None:
                 return None
             place = self.queue.index(job_id) + 1 if job.state == "queued" else None
-            return job.as_dict(place, result)
+            return {**job.as_dict(place, result), "version": self.version}
 
     def cancel(self, job_id: str) -> dict[str, Any] | None:
         """Stop a job: a queued one leaves the queue, a running one's worker is stopped
@@ -198,6 +212,7 @@ class Pool:
                 slot.job = None
                 slot.start()
                 self._warm(slot)
+            self._changed()
         self._wake()
         return self.status(job_id)
 
@@ -206,7 +221,8 @@ class Pool:
         with self.lock:
             return [{"worker": s.index, "pid": s.process.pid, "alive": s.process.is_alive(),
                      "ready": s.ready, "job": s.job.id if s.job and s.job.task != WARM_TASK
-                     else None, "starts": s.started} for s in self.slots]
+                     else None, "starts": s.started, "rss_kib": memory_kib(s.process.pid)}
+                    for s in self.slots]
 
     def waiting(self) -> int:
         with self.lock:
@@ -240,6 +256,11 @@ class Pool:
                   worker=slot.index)
         slot.job = job
         slot.conn.send((job.id, WARM_TASK, job.params))
+
+    def _changed(self) -> None:
+        """Count a change and wake the requests waiting for one (the lock is held)."""
+        self.version += 1
+        self.changed.notify_all()
 
     def _wake(self) -> None:
         try:
@@ -281,6 +302,8 @@ class Pool:
                     if sentinel in ready and not slot.process.is_alive():
                         self._lost(slot)
                 self._start_queued()
+                if ready:
+                    self._changed()
 
     def _receive(self, slot: Slot) -> None:
         while not slot.conn.closed and slot.conn.poll():
@@ -298,9 +321,12 @@ class Pool:
                         self.errors.append(f"warm-up: {payload}\n{detail or ''}")
                 continue
             if kind == "progress":
-                job.share, job.words = payload, detail
+                job.share, job.words = payload
+                if detail is not None:
+                    job.partial = detail
             elif kind == "done":
                 job.result, job.share, job.words = payload, 1.0, "done"
+                job.partial = None
                 self._finish(job, "done")
                 slot.job = None
             elif kind == "error":
@@ -339,6 +365,3 @@ def memory_kib(pid: int) -> int | None:
         return None
     return None
 
-
-def own_pid() -> int:
-    return os.getpid()

@@ -1,7 +1,7 @@
 """The app's web server: Starlette routes over the worker pool.
 
 The server never does the work of a question: it checks the form (``Task.check``, quick),
-hands the job to the pool and answers the page's polls. Its own threads therefore never
+hands the job to the pool and answers the page's requests for news of it. Its own threads never
 call a parallel kernel. Every error is an answer (a message, a 4xx), never a traceback page,
 and never stops the server. Only the hosts it was started for are served (a page of another
 site cannot reach it through a DNS name that points at this machine), and questions are
@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import os
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +27,7 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Route
 
 from bazarsim.app.pages import error_page, shell
-from bazarsim.app.pool import Busy, Pool
+from bazarsim.app.pool import Busy, Pool, memory_kib
 from bazarsim.core.errors import BazarsimError
 
 log = logging.getLogger("bazarsim.app")
@@ -97,7 +98,11 @@ def make_app(data_root: str | Path | None = None, jobs: int = 1,
         return JSONResponse(request.app.state.pool.status(job.id), status_code=202)
 
     async def job_status(request: Request) -> Response:
-        st = request.app.state.pool.status(request.path_params["job"])
+        since = request.query_params.get("since")
+        if since is not None and not since.isdigit():
+            return _error(400, "since: give the version number of the last answer")
+        st = await run_in_threadpool(request.app.state.pool.status, request.path_params["job"],
+                                     True, None if since is None else int(since))
         if st is None:
             return _error(404, "no such question (finished ones are kept for a while only)")
         return JSONResponse(st)
@@ -111,6 +116,7 @@ def make_app(data_root: str | Path | None = None, jobs: int = 1,
     async def status(request: Request) -> Response:
         pool = request.app.state.pool
         return JSONResponse({"workers": pool.workers(), "waiting": pool.waiting(),
+                             "server": {"pid": os.getpid(), "rss_kib": memory_kib(os.getpid())},
                              "data": str(root) if root else None})
 
     async def info(request: Request) -> Response:

@@ -17,9 +17,10 @@ from typing import Any
 
 from bazarsim.core.errors import BazarsimError
 
-# progress(share, what): share of the work done (0..1, or None when unknown) and a few
-# words on what is being done; the worker sends it to the page
-Progress = Callable[[float | None, str], None]
+# progress(share, what[, partial]): share of the work done (0..1, or None when unknown), a
+# few words on what is being done, and optionally a part of the result the page can show
+# already (e.g. the table while the figures are drawn); the worker sends it to the page
+Progress = Callable[..., None]
 
 
 @dataclass(frozen=True)
