@@ -44,10 +44,11 @@ def _hand(i: int) -> str:
 class ServedApp:
     """``bazarsim serve`` in a child process (one worker), ready to answer."""
 
-    def __init__(self):
+    def __init__(self, data: str | None = None):
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "bazarsim", "serve", "--port", "0", "--no-browser",
-             "--jobs", "1"], stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
+             "--jobs", "1", *(["--data", data] if data else [])],
+            stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
         m = re.search(r"(http://[\d.]+:\d+)/", self.proc.stderr.readline())
         if not m:
             self.proc.kill()

@@ -92,6 +92,18 @@ FIGURES: dict[str, Figure] = {
     "simbid-analyze-s": Figure("bidding by simulation",
                                "analyze --auction: 1,000 worlds, 2 cores",
                                lambda v: f"{v:.1f}"),
+    "app-table-s": Figure("web app", "hand analysis in the page: submit to the table",
+                          lambda v: f"{v:.2f}"),
+    "app-figures-s": Figure("web app", "the same with its two figures drawn",
+                            lambda v: f"{v:.2f}"),
+    "app-overhead-s": Figure("web app", "page's overhead on a 1,000-deal analysis",
+                             lambda v: f"{v:.2f}"),
+    "app-progress-s": Figure("web app", "submit to the first progress shown",
+                             lambda v: f"{v:.2f}"),
+    "app-server-growth": Figure("web app", "server memory growth, 10 to 100 analyses",
+                                lambda v: f"{v:.1f}"),
+    "app-worker-growth": Figure("web app", "worker memory growth, 10 to 100 analyses",
+                                lambda v: f"{v:.1f}"),
 }
 # The date each group was measured, for "(make bench, DATE)": ``date:GROUP-ID``.
 DATES = {
@@ -105,6 +117,7 @@ DATES = {
     "date:play": (PLAY, "bazarsim PIMC search, trick 1"),
     "date:simbid": ("bidding by simulation", "simulated call: 200 worlds, DD, one core"),
     "date:match": (MATCH, "matches a second, 1 process"),
+    "date:app": ("web app", "hand analysis in the page: submit to the table"),
 }
 
 

@@ -407,3 +407,86 @@ def test_only_files_under_data_can_be_read(server):
     status, body = server.get("/api/info/datasets")
     assert status == 200
     assert [d["path"] for d in body["datasets"]] == ["hearts"]
+
+
+# --------------------------------------------------------------------------- full gates
+
+
+@pytest.mark.gate
+@pytest.mark.parametrize("case", [
+    ("AJ9.K7.Q.T8", "S", "W", "8H P", "bazar"),
+    ("KQ.AJT9.8.A", "E", "N", "P 9S", "bazar"),
+    ("AJ9.K7.Q.T8", "N", "E", "", "bazar-blot"),
+    ("J9A.T.KQ7.8", "W", "S", "P", "bazar-blot"),
+])
+def test_hand_screen_every_kind_of_question(server, page_factory, case):
+    """The hand screen with the auction so far, and in bazar-blot: the page's numbers are
+    those of analyze (--auction) --format json for the same seed.
+    Sample in make test: test_hand_screen_same_numbers_as_analyze_json"""
+    hand, seat, dealer, auction, ruleset = case
+    page = page_factory()
+    page.goto(server.url + "/hand")
+    page.fill("#hand-cards", hand)
+    page.select_option("#hand-seat", seat)
+    page.select_option("#hand-dealer", dealer)
+    page.select_option("#hand-ruleset", ruleset)
+    page.fill("#hand-deals", "200")
+    page.fill("#hand-seed", "3")
+    if auction:
+        page.fill("#hand-auction", auction)
+    page.click("#hand-run")
+    assert finished(page) == "done", page.inner_text("#hand-status")
+    argv = ["analyze", hand, "--seat", seat, "--dealer", dealer, "-r", ruleset, "-n", "200",
+            "-s", "3", "-f", "json", "-q"]
+    want = cli_json(*argv, *(["--auction", auction] if auction else []))
+    if auction:  # the calls' table: each row's numbers as in the JSON rows
+        shown = page.evaluate("""() => [...document.querySelectorAll(
+            '#hand-result table[data-table] tbody tr')].map(tr => tr.children[0].dataset.v)""")
+        assert shown[: len(want["rows"])] == [r["call"] for r in want["rows"]]
+        text = page.inner_text("#hand-result")
+        for r in want["rows"]:
+            assert f"{r['expected_score']:+.1f}" in text, r
+    else:
+        keys, rows = table_cells(page, "#hand-result")
+        assert_same_records(keys, rows, want)
+    assert page.errors == [] and page.outside == []
+
+
+@pytest.mark.gate
+def test_replay_a_dataset_deal_played_by_the_user_to_the_end(server, page_factory, data_dir):
+    """A deal of the dataset under --data, South played by the user card by card to the
+    last trick: the cards played before a pick never change, and the finished deal has 32
+    cards, South's the ones picked, and offers no more.
+    Sample in make test: test_replay_screen_plays_as_play_and_lets_a_user_pick"""
+    page = page_factory()
+    page.goto(server.url + "/replay")
+    page.check("#replay-source-dataset")
+    page.fill("#replay-dataset", "hearts")
+    page.fill("#replay-index", "5")
+    page.fill("#replay-contract", "8H")
+    page.select_option("#replay-declarer", "E")
+    for seat in "NEW":
+        page.select_option(f"#replay-player-{seat}", "dd")
+    page.select_option("#replay-player-S", "you")
+    page.click("#replay-run")
+    picks: list[str] = []
+    before: list = []
+    for _ in range(8):
+        assert finished(page, "#replay-status") == "done", page.inner_text("#replay-status")
+        page.wait_for_selector("#replay-picks button.pick")
+        legal = page.eval_on_selector_all("#replay-picks button.pick",
+                                          "bs => bs.map(b => b.dataset.card)")
+        cells = play_cells(page)
+        assert cells[: len(before)] == before
+        before = cells
+        picks.append(legal[0])
+        page.click(f"#replay-picks button.pick[data-card='{legal[0]}']")
+        page.wait_for_function("n => [...document.querySelectorAll('#replay-result table"
+                               "[data-table=cards] tbody tr')].filter(tr => tr.children[1]"
+                               ".dataset.v === 'S').length >= n", arg=len(picks),
+                               timeout=120_000)
+    assert finished(page, "#replay-status") == "done"
+    cells = play_cells(page)
+    assert len(cells) == 32 and [c for s, c, _ in cells if s == "S"] == picks
+    assert page.eval_on_selector_all("#replay-picks button.pick", "bs => bs.length") == 0
+    assert page.errors == [] and page.outside == []

@@ -91,6 +91,9 @@ Same table as above: bazarsim table freq {out} [--by dealer] [--format md|csv|js
         _dd_part(dd_deals, seed, out.parent / f"demo-dd-{seed}-{dd_deals}", quiet)
     if sd_deals:
         _sd_part(sd_deals, seed, out.parent / f"demo-sd-{seed}-{sd_deals}", quiet)
+    typer.echo(f"\nThe same datasets in the web app (hand analysis, study browser, deal "
+               f"replay): bazarsim serve --data {out.parent} (then open http://127.0.0.1:8000/; "
+               "docs/web-app.md)")
 
 
 def _sd_part(deals: int, seed: int, out: Path, quiet: bool) -> None:
