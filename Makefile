@@ -50,7 +50,8 @@ mutants: $(STAMP)
 
 ## reports: regenerate the tables under reports/, and the coach's pages: reports/demo.html
 ## from the `make run` datasets (running the demo first if they are missing), an example
-## hand, threshold and convention study, each checked in headless Chromium with a screenshot
+## hand, threshold and convention study, each checked in headless Chromium with a screenshot;
+## and the web app's three screens, asked real questions, into docs/images/app-*.png
 DEMO_RUN := runs/demo-7-3000000
 DEMO_DD  := runs/demo-dd-7-20000
 reports: $(STAMP)
@@ -64,6 +65,7 @@ reports: $(STAMP)
 	for page in demo hand threshold convention; do \
 	    $(BIN)/python -m bazarsim.report.browser reports/$$page.html --screenshot reports/$$page.png > /dev/null \
 	    || exit 1; echo "checked reports/$$page.html in Chromium: reports/$$page.png"; done
+	$(BIN)/python -m benchmarks.app_screens --out docs/images
 
 ## bias: the DD bias table of bazar (3,000 deals, every kind, DD and single dummy with four
 ## PIMC-20 players; about 25 minutes on 2 cores, resumable) into reports/bias-bazar.md/.json

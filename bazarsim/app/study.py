@@ -11,7 +11,6 @@ what the CLI takes.
 
 from __future__ import annotations
 
-import math
 import os
 from pathlib import Path
 from typing import Any
@@ -38,7 +37,6 @@ from bazarsim.core.errors import BazarsimError
 from bazarsim.core.ranges import BIG, parse_range
 from bazarsim.deals.bidtime import bid_time
 from bazarsim.engine.simulation import ruleset_from_params
-from bazarsim.report import figures
 from bazarsim.report.html import Page, shell_line, table_csv
 from bazarsim.report.pages import (
     BIAS_COLUMNS,
@@ -46,7 +44,8 @@ from bazarsim.report.pages import (
     FEATURE_LABELS,
     LEVELS_SHOWN,
     bid_columns,
-    threshold_page,
+    threshold_figures,
+    threshold_tables,
 )
 from bazarsim.report.records import strict
 from bazarsim.report.study import threshold_note
@@ -432,18 +431,8 @@ def _threshold(page: Page, params: dict) -> None:
                  f"From which {feature} on does {res['bid']} pay? Raw make rates, their "
                  "monotone fit, the target and the threshold with its bootstrap interval.")
     page.paragraph(threshold_note(res), "note")
-    for i, c in enumerate(res["classes"]):
-        rows = c["rows"]
-        page.figure(f"threshold-{i + 1}", figures.threshold_figure(
-            f"threshold-{i + 1}", f"{res['bid']}: P(make) by {feature} "
-            f"(n = {c['n']:,} declarer rows)", FEATURE_LABELS.get(feature, feature),
-            [r[feature] for r in rows], [r["p_make"] for r in rows],
-            [r["ci_low"] for r in rows], [r["ci_high"] for r in rows],
-            [r["fitted"] for r in rows], c["target"] if c["target"] is not None else math.nan,
-            c["threshold"], (c["ci_low"], c["ci_high"])),
-            "Dots: raw rate per value with its 95 % interval; steps: the monotone fit; "
-            "dashed: the target; line and band: the threshold and its bootstrap interval.")
-    static = threshold_page(res).tables  # the static page's columns and records
+    threshold_figures(page, res)
+    static = threshold_tables(res)  # the static page's columns and records
     argv = _argv(params, "threshold")
     for tid, caption in (("thresholds", "Threshold per class"), ("rates", "Rates per value")):
         columns, rows = static[tid]

@@ -587,6 +587,49 @@ def threshold_rows(res: dict) -> list[dict]:
             for r in c["rows"]]
 
 
+def threshold_figures(page: Page, res: dict) -> None:
+    """One figure per class of a threshold study: raw rates, the monotone fit, the target
+    and the threshold with its interval."""
+    feature, within = res["feature"], res["within"]
+    for i, c in enumerate(res["classes"]):
+        name = f" ({within} {c[within]})" if within else ""
+        rows = c["rows"]
+        page.figure(f"threshold-{i + 1}", figures.threshold_figure(
+            f"threshold-{i + 1}", f"{res['bid']}: P(make) by {feature}{name} "
+            f"(n = {c['n']:,} declarer rows)", FEATURE_LABELS.get(feature, feature),
+            [r[feature] for r in rows], [r["p_make"] for r in rows],
+            [r["ci_low"] for r in rows], [r["ci_high"] for r in rows],
+            [r["fitted"] for r in rows], c["target"] if c["target"] is not None else math.nan,
+            c["threshold"], (c["ci_low"], c["ci_high"])),
+            "Dots: raw rate per value with its 95 % interval; steps: the monotone fit; "
+            "dashed: the target; line and band: the threshold and its bootstrap interval.")
+
+
+def threshold_tables(res: dict) -> dict[str, tuple[list[Column], list[dict]]]:
+    """The threshold study's two tables, ``thresholds`` (one row a class) and ``rates`` (one
+    row a value of the feature), as columns and records."""
+    res = strict(res)
+    feature, within = res["feature"], res["within"]
+    key = [Column(within, within, text, True)] if within else []
+    summary = [{k: v for k, v in c.items() if k != "rows"} for c in res["classes"]]
+    return {
+        "thresholds": (key + [
+            Column("n", "n", count), Column("made", "made", count),
+            Column("p_make", "make %", pct(1)),
+            Column("mean_score_made", "score made", num(1, sign=True)),
+            Column("mean_score_failed", "score failed", num(1, sign=True)),
+            Column("target", "target %", pct(1)), Column("threshold", "threshold", num(0)),
+            Column("ci_low", "95% low", num(0)), Column("ci_high", "95% high", num(0)),
+            Column("share_not_reached", "not reached %", pct(0))], summary),
+        "rates": (key + [
+            Column(feature, feature, count), Column("n", "n", count),
+            Column("made", "made", count), Column("p_make", "make %", pct(1)),
+            Column("ci_low", "95% low %", pct(1)), Column("ci_high", "95% high %", pct(1)),
+            Column("fitted", "fitted %", pct(1)),
+            Column("reaches", "reaches target", text, True)], threshold_rows(res)),
+    }
+
+
 def threshold_page(res: dict, title: str | None = None) -> Page:
     res = strict(res)
     feature, within = res["feature"], res["within"]
@@ -601,35 +644,12 @@ def threshold_page(res: dict, title: str | None = None) -> Page:
                f"replicates of {res['groups']} deal groups, seed {res['seed']}")])
     page.paragraph(threshold_note(res), "note")
     _dataset_facts(page, res["dataset"])
-    key = [Column(within, within, text, True)] if within else []
-    summary = [{k: v for k, v in c.items() if k != "rows"} for c in res["classes"]]
+    tables = threshold_tables(res)
     page.section("thresholds", "Thresholds")
-    page.table("thresholds", "Threshold per class", key + [
-        Column("n", "n", count), Column("made", "made", count),
-        Column("p_make", "make %", pct(1)),
-        Column("mean_score_made", "score made", num(1, sign=True)),
-        Column("mean_score_failed", "score failed", num(1, sign=True)),
-        Column("target", "target %", pct(1)), Column("threshold", "threshold", num(0)),
-        Column("ci_low", "95% low", num(0)), Column("ci_high", "95% high", num(0)),
-        Column("share_not_reached", "not reached %", pct(0))], summary)
+    page.table("thresholds", "Threshold per class", *tables["thresholds"])
     page.section("rates", "Rates and fit per class")
-    for i, c in enumerate(res["classes"]):
-        name = f" ({within} {c[within]})" if within else ""
-        rows = c["rows"]
-        page.figure(f"threshold-{i + 1}", figures.threshold_figure(
-            f"threshold-{i + 1}", f"{res['bid']}: P(make) by {feature}{name} "
-            f"(n = {c['n']:,} declarer rows)", FEATURE_LABELS.get(feature, feature),
-            [r[feature] for r in rows], [r["p_make"] for r in rows],
-            [r["ci_low"] for r in rows], [r["ci_high"] for r in rows],
-            [r["fitted"] for r in rows], c["target"] if c["target"] is not None else math.nan,
-            c["threshold"], (c["ci_low"], c["ci_high"])),
-            "Dots: raw rate per value with its 95 % interval; steps: the monotone fit; "
-            "dashed: the target; line and band: the threshold and its bootstrap interval.")
-    page.table("rates", "Rates per value", key + [
-        Column(feature, feature, count), Column("n", "n", count), Column("made", "made", count),
-        Column("p_make", "make %", pct(1)), Column("ci_low", "95% low %", pct(1)),
-        Column("ci_high", "95% high %", pct(1)), Column("fitted", "fitted %", pct(1)),
-        Column("reaches", "reaches target", text, True)], threshold_rows(res))
+    threshold_figures(page, res)
+    page.table("rates", "Rates per value", *tables["rates"])
     return page
 
 
