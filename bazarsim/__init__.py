@@ -15,7 +15,11 @@ The package is laid out by stage, in the order data flows through it:
 * ``analysis``: statistics and tables aggregated from datasets;
 * ``matches``: bidding policies, the hand model they bid with, duplicate match
   play-offs and match equity;
+* ``beliefs``: the auction as evidence: calls with likelihoods, auction-weighted worlds,
+  the players that listen;
+* ``simbid``: bidding by simulation: every call judged on those worlds;
 * ``report``: records rendered for people;
+* ``app``: the local web app (``bazarsim serve``) and its worker pool;
 * ``cli``: the ``bazarsim`` command.
 
 The names below are the Python API; the heavier ones (Numba kernels, pyarrow) are

@@ -28,13 +28,11 @@ from bazarsim.app.study import (
     MAX_CLASSES,
     STUDY_TASKS,
     by_expression,
-    levels_list,
     study_screen,
 )
 from bazarsim.cli import app
-from bazarsim.cli.common import parse_levels
 from bazarsim.core.errors import BazarsimError
-from bazarsim.core.ranges import BIG
+from bazarsim.core.ranges import BIG, parse_levels
 from bazarsim.engine.run import run_simulation
 from bazarsim.engine.simulation import Simulation
 from bazarsim.report.pages import threshold_rows
@@ -153,18 +151,18 @@ def test_the_page_builds_the_same_by_values():
     assert want[-1] == ["trumps@BK=0..2,3,4.."]
 
 
-@pytest.mark.parametrize("text", ["8..12", "8-12", "8,9,10", "8, 10", "9", "8..9,11"])
-def test_levels_as_the_cli_reads_them(text):
-    assert levels_list(text) == parse_levels(text)
+@pytest.mark.parametrize("text, want", [
+    ("8..12", [8, 9, 10, 11, 12]), ("8-12", [8, 9, 10, 11, 12]), ("8,9,10", [8, 9, 10]),
+    ("8, 10", [8, 10]), ("9", [9]), ("8..9,11", [8, 9, 11]), (["8", 9], [8, 9]),
+    ("", None), ([], None)])
+def test_levels_as_the_form_and_the_cli_take_them(text, want):
+    assert parse_levels(text) == want
 
 
-@pytest.mark.parametrize("text", ["8..", "..9", "x", "9..8", "-3"])
-def test_bad_levels_as_the_cli_refuses_them(text):
-    with pytest.raises(BazarsimError) as cli:
+@pytest.mark.parametrize("text", ["8..", "..9", "x", "-3", ["8", "x"], [True]])
+def test_bad_levels_are_refused(text):
+    with pytest.raises(BazarsimError, match="bad --levels"):
         parse_levels(text)
-    with pytest.raises(BazarsimError) as ours:
-        levels_list(text)
-    assert str(ours.value) == str(cli.value)
 
 
 # --------------------------------------------------------------------------- the checks

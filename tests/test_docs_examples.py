@@ -46,6 +46,8 @@ INPUT_FILES = {
 
 def _not_run(args: list[str]) -> str | None:
     """Why an example cannot run here (None: it runs)."""
+    if args[:1] == ["serve"]:
+        return "starts a server that runs until stopped (tests/test_app.py starts one)"
     if "..." in args:
         return "a placeholder: '...' stands for options shown in another example"
     if "--scheduler" in args:

@@ -122,7 +122,7 @@ def test_pages_in_chromium(dd_dataset, plain_dataset, browser, tmp_path):
 
 def dataset_page(dd_dataset, browser, tmp_path):
     out = tmp_path / "study.html"
-    r = run("report", str(dd_dataset), "--out", str(out), "--data", "--min-n", "5")
+    r = run("report", str(dd_dataset), "--out", str(out), "--csv", "--min-n", "5")
     assert r.exit_code == 0, r.output
     assert "5 figures" in r.stderr
     html = out.read_text()
@@ -352,12 +352,12 @@ def test_bad_input_is_one_error_line_and_no_file(tmp_path_factory):
 
 
 def test_study_and_analyze_pages_with_data_csvs(dd_dataset, tmp_path):
-    """``--html FILE --data`` writes one CSV per table of the page beside it, as ``report
-    --data`` does, holding the numbers of the command's JSON; ``--data`` alone is refused."""
+    """``--html FILE --csv`` writes one CSV per table of the page beside it, as ``report
+    --csv`` does, holding the numbers of the command's JSON; ``--csv`` alone is refused."""
     out = tmp_path / "thr.html"
     args = ["study", "threshold", str(dd_dataset), "--kind", "H", "--level", "9", "--by",
             "points", "--bootstrap", "50"]
-    r = run(*args, "--html", str(out), "--data")
+    r = run(*args, "--html", str(out), "--csv")
     assert r.exit_code == 0, r.output
     csvs = sorted(tmp_path.glob("thr.*.csv"))
     assert csvs and out.exists()
@@ -377,9 +377,9 @@ def test_study_and_analyze_pages_with_data_csvs(dd_dataset, tmp_path):
         per_value = list(csv.DictReader(f))
     assert [(int(r["points"]), int(r["n"]), int(r["made"])) for r in per_value] == [
         (row["points"], row["n"], row["made"]) for row in cls["rows"]]
-    bad = run(*args, "--data")
+    bad = run(*args, "--csv")
     assert bad.exit_code == 2 and "give --html FILE too" in bad.output
-    bad = run("analyze", "AJ9.K7.Q.T8", "--seat", "S", "--dealer", "E", "-n", "10", "--data")
+    bad = run("analyze", "AJ9.K7.Q.T8", "--seat", "S", "--dealer", "E", "-n", "10", "--csv")
     assert bad.exit_code == 2 and "give --html FILE too" in bad.output
 
 
@@ -393,7 +393,7 @@ def test_playoff_page(dd_dataset, browser, tmp_path):
     assert r.exit_code == 0, r.output
     summary = json.loads(r.stdout)
     out = tmp_path / "po.html"
-    r = run("report", str(run_dir), "--out", str(out), "--data")
+    r = run("report", str(run_dir), "--out", str(out), "--csv")
     assert r.exit_code == 0, r.output
     assert "2 figures" in r.stderr
     html = out.read_text()

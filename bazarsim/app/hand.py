@@ -8,10 +8,10 @@ import json
 from typing import Any
 
 from bazarsim.analysis.hand import analyze, check_run, deal_generator, hand_query, parse_kinds
-from bazarsim.app.task import Progress, Task, field, seed_number
+from bazarsim.app.task import Progress, Task, field
 from bazarsim.core.cards import SEATS, parse_seat
 from bazarsim.core.errors import BazarsimError
-from bazarsim.deals.generator import DEFAULT_SEED
+from bazarsim.deals.generator import DEFAULT_SEED, seed_number
 from bazarsim.report.records import to_json
 from bazarsim.rules.rulesets import RULESETS, get_ruleset
 

@@ -86,6 +86,7 @@ const bz = (() => {
                    done: null};
     window.bzTimes.push(times);
     if (ui.button) ui.button.disabled = true;
+    show(status, 'asking', 'asking');  // the last answer's state is gone from now on
     let job;
     try {
       job = await answer(await fetch('/api/jobs', {

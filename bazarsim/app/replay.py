@@ -20,7 +20,7 @@ from typing import Any
 
 from bazarsim.analysis.bids import CONTRAS
 from bazarsim.app.paths import relative_name, safe_path
-from bazarsim.app.task import Progress, Task, field, seed_number
+from bazarsim.app.task import Progress, Task, field
 from bazarsim.core.cards import (
     SEATS,
     format_card,
@@ -30,14 +30,13 @@ from bazarsim.core.cards import (
     parse_seat,
 )
 from bazarsim.core.errors import BazarsimError
-from bazarsim.deals.generator import DEFAULT_SEED
+from bazarsim.deals.generator import DEFAULT_SEED, seed_number
 from bazarsim.deals.numbering import deal_number
 from bazarsim.engine.simulation import ruleset_from_params
 from bazarsim.players.pimc import I_ALL
 from bazarsim.players.players import DEFAULT_WORLDS, MAX_WORLDS, PimcPlayer, ScriptedPlayer
-from bazarsim.players.playout import is_scored, make_players, play_contract, play_deal
+from bazarsim.players.playout import contract_to_play, is_scored, make_players, play_deal
 from bazarsim.report.html import Column, Page, count, text
-from bazarsim.rules.auction import run_auction
 from bazarsim.rules.rulesets import DEFAULT_RULESET, RULESETS, get_ruleset
 
 USER = "you"  # the player choice of the person's seat
@@ -187,19 +186,7 @@ def _contract(params: dict[str, Any], rs, dealer: int):
     level = CONTRAS.get(contra)
     if level is None:
         raise BazarsimError(f"contra {contra!r}: use none, x or xx")
-    if auction is not None:
-        if contract is not None or declarer is not None or contra != "none":
-            raise BazarsimError("give the auction or the contract/declarer/contra, not both: "
-                                "the auction names the contract")
-        state = run_auction(auction, dealer, rs)
-        if state.contract is None:
-            raise BazarsimError(f"auction {auction!r} ends in no contract"
-                                + (" (four passes: a redeal)" if state.redeal else
-                                   " (it is not finished)"))
-        return state.contract, state.history
-    if contract is None or declarer is None:
-        raise BazarsimError("give the contract and its declarer, or the auction")
-    return play_contract(contract, parse_seat(declarer), level, rs), []
+    return contract_to_play(rs, dealer, contract, declarer, level, auction)
 
 
 def check_replay(fields: dict[str, Any], root: Path | None) -> dict[str, Any]:

@@ -34,7 +34,7 @@ from bazarsim.app.paths import safe_path
 from bazarsim.app.task import Progress, Task, field
 from bazarsim.core.contracts import KIND_NAMES, parse_kind
 from bazarsim.core.errors import BazarsimError
-from bazarsim.core.ranges import BIG, parse_range
+from bazarsim.core.ranges import parse_levels
 from bazarsim.deals.bidtime import bid_time
 from bazarsim.engine.simulation import ruleset_from_params
 from bazarsim.report.html import Page, shell_line, table_csv
@@ -219,29 +219,6 @@ def by_expression(features: list[tuple[str, str | None, str | None]]) -> list[st
     return out
 
 
-def levels_list(value: Any) -> list[int] | None:
-    """Levels as ``table bids --levels`` reads them (``8..12``, ``8-12``, ``8,9,10``; both
-    ends of a range given), or a list of whole numbers; None for the default."""
-    if value is None or value == "" or value == []:
-        return None
-    if isinstance(value, list):
-        out = []
-        for v in value:
-            if isinstance(v, bool) or not str(v).strip().isdigit():
-                raise BazarsimError(f"bad --levels {value!r}: {v!r} is not a level")
-            out.append(int(str(v).strip()))
-        return out
-    text = str(value)
-    out = []
-    for part in text.replace(" ", "").split(","):
-        lo, hi = parse_range(part, f"bad --levels {text!r}")
-        if lo < 0 or hi >= BIG:
-            raise BazarsimError(f"bad --levels {text!r}: give both ends of {part!r}, e.g. 8..12 "
-                                "or 8,9,10", part)
-        out += list(range(lo, hi + 1))
-    return out
-
-
 def levels_text(levels: list[int]) -> str:
     """Levels as ``--levels`` takes them: ``8..11`` when consecutive, else ``8,10``."""
     if len(levels) > 1 and levels == list(range(levels[0], levels[-1] + 1)):
@@ -291,7 +268,7 @@ def study_params(fields: dict[str, Any], root: Path | None) -> dict[str, Any]:
     if asked == []:
         raise BazarsimError("choose at least one contract kind")
     kinds = kinds_list(asked) or list(manifest["kinds"])
-    levels = levels_list(field(fields, "levels"))
+    levels = parse_levels(field(fields, "levels"))
     by = by_expression(_by_rows(field(fields, "by")))
     classers = [parse_by(b) for b in by]
     names = [c.name for c in classers]

@@ -15,8 +15,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bazarsim.core.errors import BazarsimError
-
 # progress(share, what[, partial]): share of the work done (0..1, or None when unknown), a
 # few words on what is being done, and optionally a part of the result the page can show
 # already (e.g. the table while the figures are drawn); the worker sends it to the page
@@ -41,17 +39,3 @@ def field(fields: dict[str, Any], key: str, default: Any = None) -> Any:
         return default if v == "" else v
     return default if v is None else v
 
-
-def seed_number(value: Any) -> int:
-    """The one seed rule of every command: an integer 0 .. 2^64-1 (what the dealer's and
-    the samplers' 64-bit generators take)."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        number = value
-    else:
-        try:
-            number = int(str(value).strip().replace("_", ""), 10)
-        except ValueError:
-            raise BazarsimError(f"{value!r} is not a seed: use an integer 0 .. 2^64-1") from None
-    if not 0 <= number < 2**64:
-        raise BazarsimError(f"{number} is not a seed: use an integer 0 .. 2^64-1")
-    return number

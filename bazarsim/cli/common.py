@@ -14,8 +14,8 @@ from typer.core import TyperCommand, TyperGroup
 
 from bazarsim.analysis.freq import frequency_table
 from bazarsim.core.errors import BazarsimError
-from bazarsim.core.ranges import BIG, parse_range
-from bazarsim.deals.generator import DEFAULT_SEED
+from bazarsim.core.ranges import parse_levels
+from bazarsim.deals.generator import DEFAULT_SEED, seed_number
 from bazarsim.players.players import DEFAULT_WORLDS, MAX_WORLDS, check_worlds
 from bazarsim.report.freq import frequency_records, frequency_sections, frequency_title
 from bazarsim.report.records import Format, render_records, to_json
@@ -169,19 +169,12 @@ WhereOpt = Annotated[
 FormatOpt = Annotated[Format, typer.Option(
     "--format", "-f", help="Output format: table, json, csv or md.", case_sensitive=False)]
 def parse_seed(value) -> int:
-    """The one seed rule of every command: an integer 0 .. 2^64-1 (what the dealer's and
-    the samplers' 64-bit generators take), refused as a usage error otherwise."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        number = value
-    else:
-        try:
-            number = int(str(value).strip().replace("_", ""), 10)
-        except ValueError:
-            raise typer.BadParameter(f"{value!r} is not a seed: use an integer "
-                                     "0 .. 2^64-1") from None
-    if not 0 <= number < 2**64:
-        raise typer.BadParameter(f"{number} is not a seed: use an integer 0 .. 2^64-1")
-    return number
+    """The one seed rule (:func:`~bazarsim.deals.generator.seed_number`), refused as a usage
+    error."""
+    try:
+        return seed_number(value)
+    except BazarsimError as exc:
+        raise typer.BadParameter(str(exc)) from None
 
 
 def seed_option(what: str = "the same seed gives the same deals", *names: str):
@@ -345,21 +338,6 @@ def term_width() -> int:
     import shutil
 
     return shutil.get_terminal_size((80, 24)).columns
-
-
-def parse_levels(text: str | None) -> list[int] | None:
-    """``--levels``: ``8..12`` (or ``8-12``), ``8,9,10``; ranges as in
-    :mod:`bazarsim.core.ranges`, with both ends given."""
-    if not text:
-        return None
-    out: list[int] = []
-    for part in text.replace(" ", "").split(","):
-        lo, hi = parse_range(part, f"bad --levels {text!r}")
-        if lo < 0 or hi >= BIG:
-            raise BazarsimError(f"bad --levels {text!r}: give both ends of {part!r}, e.g. 8..12 "
-                                "or 8,9,10", part)
-        out += list(range(lo, hi + 1))
-    return out
 
 
 def split_list(items: list[str] | str | None) -> list[str] | None:

@@ -30,8 +30,7 @@ from bazarsim.core.errors import BazarsimError
 from bazarsim.deals.generator import DEFAULT_SEED
 from bazarsim.players.pimc import I_ALL, INFERENCES
 from bazarsim.players.players import PimcPlayer
-from bazarsim.players.playout import make_players, play_contract, play_deal
-from bazarsim.rules.auction import run_auction
+from bazarsim.players.playout import contract_to_play, make_players, play_deal
 
 AUCTION = "auction"  # the auction inference's word in --infer
 
@@ -123,21 +122,7 @@ def play_command(
     if level is None:
         raise BazarsimError(f"--contra {contra!r}: use none, x or xx", contra)
     dealer_seat = parse_seat(dealer)
-    calls: list = []
-    if auction is not None:
-        if contract is not None or declarer is not None or contra != "none":
-            raise BazarsimError("give --auction or --contract/--declarer/--contra, not both: "
-                                "the auction names the contract")
-        state = run_auction(auction, dealer_seat, rs)
-        if state.contract is None:
-            raise BazarsimError(f"--auction {auction!r} ends in no contract"
-                                + (" (four passes: a redeal)" if state.redeal else
-                                   " (it is not finished)"), auction)
-        con, calls = state.contract, state.history
-    else:
-        if contract is None or declarer is None:
-            raise BazarsimError("give the --contract and its --declarer, or the --auction")
-        con = play_contract(contract, declarer, level, rs)
+    con, calls = contract_to_play(rs, dealer_seat, contract, declarer, level, auction)
     if (policy is not None or model is not None) and auction is None:
         raise BazarsimError("--policy and --model are the listeners' model of the auction: "
                             "give the --auction")

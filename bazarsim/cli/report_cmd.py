@@ -20,16 +20,16 @@ def check_html(out: str | None) -> None:
         check_target(out)
 
 
-# ``--data`` of the commands that write a page with ``--html`` (analyze, study)
+# ``--csv`` of the commands that write a page with ``--html`` (analyze, infer, study)
 HtmlDataOpt = Annotated[bool, typer.Option(
-    "--data", help="With --html: also one CSV per table of the page beside it "
+    "--csv", help="With --html: also one CSV per table of the page beside it "
     "(NAME.TABLE.csv), the numbers behind every figure.")]
 
 
 def check_html_data(out: str | None, data: bool) -> None:
-    """--data without --html is a mistake, told before the work starts."""
+    """--csv without --html is a mistake, told before the work starts."""
     if data and out is None:
-        raise BazarsimError("--data writes the CSVs beside the page: give --html FILE too")
+        raise BazarsimError("--csv writes the CSVs beside the page: give --html FILE too")
     check_html(out)
 
 
@@ -80,14 +80,14 @@ def report_command(
     freq_from: Annotated[str | None, typer.Option(
         "--freq-from", help="Take the frequency table from this dataset instead (e.g. a "
         "larger run without DD of the same ruleset).")] = None,
-    data: Annotated[bool, typer.Option("--data", help="Also write each table as CSV beside "
+    data: Annotated[bool, typer.Option("--csv", help="Also write each table as CSV beside "
                                        "the page: NAME.TABLE.csv.")] = False,
     title: Annotated[str | None, typer.Option("--title", help="The page's title.")] = None,
 ) -> None:
     """One self-contained HTML page of a dataset for a coach: what was run, the frequency
     table against the exact odds and, with DD columns, make-rate curves, a heat map of
     P(make), expected scores by hand class and the declaring side's points; every figure's
-    numbers are in a table on the page (and in CSV with --data).
+    numbers are in a table on the page (and in CSV with --csv).
 
     Given the run directory of `bazarsim match` (or `equity`), the play-off's page: A's
     win chance with its interval, contracts, results by score band, the match-equity

@@ -46,7 +46,7 @@ def check_port(host: str, port: int) -> None:
 
 @command("serve")
 def serve_command(
-    port: Annotated[int, typer.Option("--port", "-p", help="Port to listen on (0: any free "
+    port: Annotated[int, typer.Option("--port", help="Port to listen on (0: any free "
                                       "one).")] = 8000,
     host: Annotated[str, typer.Option(
         "--host", help="Address to listen on. The default serves this machine only; another "

@@ -35,3 +35,26 @@ def parse_range(text: str, where: str = "range") -> tuple[int, int]:
     if hi < lo:
         raise BazarsimError(f"{where}: {token!r} is an empty range ({lo} > {hi})", token)
     return lo, hi
+
+
+def parse_levels(value, option: str = "--levels") -> list[int] | None:
+    """Bid levels as users write them: ``8..12`` (or ``8-12``), ``8,9,10``, both ends of a
+    range given; or a list of whole numbers. ``None`` (the default levels) when empty."""
+    if value is None or value == "" or value == []:
+        return None
+    if isinstance(value, list):
+        out = []
+        for v in value:
+            if isinstance(v, bool) or not str(v).strip().isdigit():
+                raise BazarsimError(f"bad {option} {value!r}: {v!r} is not a level")
+            out.append(int(str(v).strip()))
+        return out
+    text = str(value)
+    out = []
+    for part in text.replace(" ", "").split(","):
+        lo, hi = parse_range(part, f"bad {option} {text!r}")
+        if lo < 0 or hi >= BIG:
+            raise BazarsimError(f"bad {option} {text!r}: give both ends of {part!r}, e.g. 8..12 "
+                                "or 8,9,10", part)
+        out += list(range(lo, hi + 1))
+    return out

@@ -57,6 +57,22 @@ from bazarsim.rules.compiled import compiled_rules
 from bazarsim.rules.rulesets import Ruleset, get_ruleset
 
 DEFAULT_SEED = 7  # the seed of every command and API call that is given none
+
+
+def seed_number(value) -> int:
+    """The one seed rule of every command and of the web app: an integer 0 .. 2^64-1 (what
+    the dealer's and the samplers' 64-bit generators take)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        number = value
+    else:
+        try:
+            number = int(str(value).strip().replace("_", ""), 10)
+        except ValueError:
+            raise BazarsimError(f"{value!r} is not a seed: use an integer 0 .. 2^64-1") from None
+    if not 0 <= number < 2**64:
+        raise BazarsimError(f"{number} is not a seed: use an integer 0 .. 2^64-1")
+    return number
+
 GAMMA = np.uint64(0x9E3779B97F4A7C15)
 MIX1 = np.uint64(0xBF58476D1CE4E5B9)
 MIX2 = np.uint64(0x94D049BB133111EB)

@@ -31,7 +31,7 @@ from bazarsim.players.players import (
     taken_points,
 )
 from bazarsim.players.view import PlayerView
-from bazarsim.rules.auction import parse_contract
+from bazarsim.rules.auction import parse_contract, run_auction
 from bazarsim.rules.compiled import compiled_rules
 from bazarsim.rules.play import SEAT_ORDER, clockwise_seats, contract_play
 from bazarsim.rules.rulesets import DEFAULT_RULESET, get_ruleset
@@ -90,6 +90,26 @@ def play_contract(text: str, by, contra: int, rs) -> Contract:
                 raise BazarsimError(f"a contra needs a bid with a level, not {text!r}", text)
             return Contract(0, kind, seat)
     return parse_contract(t, seat, contra, rs)
+
+
+def contract_to_play(rs, dealer: int, contract: str | None, declarer, contra: int,
+                     auction: str | None) -> tuple[Contract, list]:
+    """The contract of a deal to play and the calls that led to it: the final contract
+    (declarer and contra) of ``auction``, or ``contract`` by ``declarer`` with ``contra``;
+    one clear error when both or neither are given, or when the auction ends in none."""
+    if auction is not None:
+        if contract is not None or declarer is not None or contra:
+            raise BazarsimError("give --auction or --contract/--declarer/--contra, not both: "
+                                "the auction names the contract")
+        state = run_auction(auction, dealer, rs)
+        if state.contract is None:
+            raise BazarsimError(f"--auction {auction!r} ends in no contract"
+                                + (" (four passes: a redeal)" if state.redeal else
+                                   " (it is not finished)"), auction)
+        return state.contract, list(state.history)
+    if contract is None or declarer is None:
+        raise BazarsimError("give the --contract and its --declarer, or the --auction")
+    return play_contract(contract, declarer, contra, rs), []
 
 
 def make_players(names, deal, worlds, objective, seed, infer=I_ALL) -> list:

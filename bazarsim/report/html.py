@@ -7,7 +7,7 @@ pages, the navigation is dropped). Every table cell keeps the raw number it show
 ``data-v`` attribute (the same value the command's JSON output gives), and every table
 that some other command also prints names that command in ``data-command`` and on the
 page, so a reader (or a test) can get the same numbers again. The page, and the CSV files
-of ``--data``, are written to a temporary file in the target's directory and renamed: a
+of ``--csv``, are written to a temporary file in the target's directory and renamed: a
 failed build never leaves a half-written file.
 """
 
