@@ -73,3 +73,26 @@ def test_queue_limit(pool):
         pool.submit("echo", {"x": 9})
     for j in jobs:
         pool.cancel(j.id)
+
+
+def test_serve_refuses_bad_options_in_one_line(tmp_path):
+    """bazarsim serve: bad options are one error line before any worker starts."""
+    import socket
+
+    from typer.testing import CliRunner
+
+    from bazarsim.cli import app
+
+    runner = CliRunner()
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        for args, words in [(["--jobs", "0"], "--jobs 0"),
+                            (["--port", "70000"], "--port 70000"),
+                            (["--port", str(port)], "choose another --port"),
+                            (["--port", "0", "--data", str(tmp_path / "none")],
+                             "not a directory")]:
+            r = runner.invoke(app, ["serve", "--no-browser", *args])
+            assert r.exit_code == 2 and words in r.output, (args, r.output)
+            assert "Traceback" not in r.output
