@@ -101,8 +101,8 @@ def data_dir(tmp_path_factory):
     base = tmp_path_factory.mktemp("app")
     root = base / "data"
     root.mkdir()
-    run_simulation(Simulation(deals=120, seed=3, ruleset=get_ruleset("bazar"), kinds=(1,),
-                              columns="lean", dd=True, sd=2, chunk=120), root / "hearts")
+    run_simulation(Simulation(deals=80, seed=3, ruleset=get_ruleset("bazar"), kinds=(1,),
+                              columns="lean", dd=True, sd=1, chunk=80), root / "hearts")
     (base / "secret.txt").write_text("not for the app")
     (root / "out").symlink_to(base)
     return root
@@ -197,10 +197,10 @@ def finished(page, status: str = "#hand-status", timeout: float = 120_000) -> st
 
 def test_hand_screen_same_numbers_as_analyze_json(server, page_factory):
     page = page_factory()
-    ask_hand(page, server, "AJ9.K7.Q.T8", "S", "E", 300, 11)
+    ask_hand(page, server, "AJ9.K7.Q.T8", "S", "E", 100, 11)
     assert finished(page) == "done"
     keys, rows = table_cells(page, "#hand-result")
-    want = cli_json("analyze", "AJ9.K7.Q.T8", "--seat", "S", "--dealer", "E", "-n", "300",
+    want = cli_json("analyze", "AJ9.K7.Q.T8", "--seat", "S", "--dealer", "E", "-n", "100",
                     "-s", "11", "-f", "json", "-q")
     assert_same_records(keys, rows, want)
     figures = page.eval_on_selector_all("#hand-result figure.fig svg", "s => s.length")
@@ -213,7 +213,7 @@ def test_hand_screen_same_numbers_as_analyze_json(server, page_factory):
                            ".includes('T7')", timeout=120_000)
     keys, rows = table_cells(page, "#hand-result")
     assert_same_records(keys, rows, cli_json(
-        "analyze", "AJ9.K7.Q.T7", "--seat", "S", "--dealer", "E", "-n", "300", "-s", "11",
+        "analyze", "AJ9.K7.Q.T7", "--seat", "S", "--dealer", "E", "-n", "100", "-s", "11",
         "-f", "json", "-q"))
 
 
@@ -264,14 +264,14 @@ def test_cancel_stops_the_work_within_a_second(server, page_factory):
 
 def test_two_users_at_once_do_not_mix(server, page_factory):
     a, b = page_factory(), page_factory()
-    ask_hand(a, server, "AJ9.K7.Q.T8", "S", "E", 200, 21)
-    ask_hand(b, server, "KQ.AJT9.8.A", "W", "N", 200, 22)
+    ask_hand(a, server, "AJ9.K7.Q.T8", "S", "E", 100, 21)
+    ask_hand(b, server, "KQ.AJT9.8.A", "W", "N", 100, 22)
     for page in (a, b):
         assert finished(page) == "done", page.inner_text("#hand-status")
     for page, argv in ((a, ("AJ9.K7.Q.T8", "--seat", "S", "--dealer", "E", "-s", "21")),
                        (b, ("KQ.AJT9.8.A", "--seat", "W", "--dealer", "N", "-s", "22"))):
         keys, rows = table_cells(page, "#hand-result")
-        assert_same_records(keys, rows, cli_json("analyze", *argv, "-n", "200", "-f", "json",
+        assert_same_records(keys, rows, cli_json("analyze", *argv, "-n", "100", "-f", "json",
                                                  "-q"))
 
 
