@@ -100,6 +100,8 @@ FIGURES: dict[str, Figure] = {
                              lambda v: f"{v:.2f}"),
     "app-progress-s": Figure("web app", "submit to the first progress shown",
                              lambda v: f"{v:.2f}"),
+    "app-cancel-s": Figure("web app", "cancel: the request to the worker stopped",
+                           lambda v: f"{v:.2f}"),
     "app-server-growth": Figure("web app", "server memory growth, 10 to 100 analyses",
                                 lambda v: f"{v:.1f}"),
     "app-worker-growth": Figure("web app", "worker memory growth, 10 to 100 analyses",
