@@ -739,6 +739,16 @@ def scored_deals(draw):
     return rs, c, out
 
 
+def test_bela_handed_to_failed_bidders_stays_with_them():
+    """Bidders who take every trick but fail (19 hearts with 182) receive the trickless
+    defenders' bela (to_capot_side) and, bela staying with its holder on failure, write it:
+    2 sai; the defenders write the rest (a case hypothesis found)."""
+    rs = get_ruleset("bazar-blot", **{"scoring.trickless_declarations": "to_capot_side",
+                                      "scoring.bela_on_failure": "holder"})
+    r = score_deal(Contract(19, 0, 0), DealOutcome((162, 0), (8, 0), (0, 0), (0, 20)), rs)
+    assert not r.made and r.scores == (2, 44)
+
+
 @settings(max_examples=400, deadline=None)
 @given(scored_deals())
 def test_hypothesis_scoring_invariants(case):
@@ -758,6 +768,8 @@ def test_hypothesis_scoring_invariants(case):
         own_bela = out.bela[b]
         if out.tricks[b] == 0 and sr.trickless_declarations != "keep":
             own_bela = 0  # a trickless side's bela is void or handed over
+        elif out.tricks[1 - b] == 0 and sr.trickless_declarations == "to_capot_side":
+            own_bela += out.bela[1 - b]  # the trickless defenders' bela, handed to the bidders
         if sr.bela_on_failure == "defenders":
             assert r.scores[b] == 0
         elif sr.scheme == "bazar-blot":
