@@ -264,14 +264,14 @@ def test_cancel_stops_the_work_within_a_second(server, page_factory):
 
 def test_two_users_at_once_do_not_mix(server, page_factory):
     a, b = page_factory(), page_factory()
-    ask_hand(a, server, "AJ9.K7.Q.T8", "S", "E", 100, 21)
-    ask_hand(b, server, "KQ.AJT9.8.A", "W", "N", 100, 22)
+    ask_hand(a, server, "AJ9.K7.Q.T8", "S", "E", 40, 21)
+    ask_hand(b, server, "KQ.AJT9.8.A", "W", "N", 40, 22)
     for page in (a, b):
         assert finished(page) == "done", page.inner_text("#hand-status")
     for page, argv in ((a, ("AJ9.K7.Q.T8", "--seat", "S", "--dealer", "E", "-s", "21")),
                        (b, ("KQ.AJT9.8.A", "--seat", "W", "--dealer", "N", "-s", "22"))):
         keys, rows = table_cells(page, "#hand-result")
-        assert_same_records(keys, rows, cli_json("analyze", *argv, "-n", "100", "-f", "json",
+        assert_same_records(keys, rows, cli_json("analyze", *argv, "-n", "40", "-f", "json",
                                                  "-q"))
 
 

@@ -95,7 +95,7 @@ def test_one_world_is_double_dummy():
 
 
 def test_three_tricks_alpha_mu_is_the_brute_force_and_pimc_fuses():
-    assert check_positions(5, 20, 3, 3) > 0  # fusion shows up: a PIMC-like search fails
+    assert check_positions(20, 10, 3, 3) > 0  # fusion shows up: a PIMC-like search fails
 
 
 @pytest.mark.gate
