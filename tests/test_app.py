@@ -243,6 +243,25 @@ def test_bad_input_is_a_message_and_a_400(server, page_factory):
     assert server.proc.poll() is None  # the server lives on
 
 
+def test_ruleset_options_as_the_command_line_takes_them(server, page_factory):
+    """The hand screen's ruleset options (one ``-o`` a line) change the answer as ``-o``
+    does: the records equal ``analyze -o ... -f json``; a bad option is a 400."""
+    page = page_factory()
+    page.goto(server.url + "/hand")
+    page.fill("#hand-cards", "AJ9.K7.Q.T8")
+    page.fill("#hand-deals", "40")
+    page.fill("#hand-options", "scoring.capot_value=500\nplay.undertrump_required=true")
+    page.click("#hand-run")
+    assert finished(page) == "done", page.inner_text("#hand-status")
+    keys, rows = table_cells(page, "#hand-result")
+    assert_same_records(keys, rows, cli_json(
+        "analyze", "AJ9.K7.Q.T8", "--seat", "S", "--dealer", "E", "-n", "40", "-o",
+        "scoring.capot_value=500", "-o", "play.undertrump_required=true", "-f", "json", "-q"))
+    status, body = server.call("POST", "/api/jobs", {"task": "hand", "fields": {
+        "hand": "AJ9.K7.Q.T8", "seat": "S", "dealer": "E", "options": "play.nothing=1"}})
+    assert status == 400 and "unknown option 'play.nothing'" in body["error"]
+
+
 def test_cancel_stops_the_work_within_a_second(server, page_factory):
     page = page_factory()
     before = {w["worker"]: w for w in server.get("/api/status")[1]["workers"]}

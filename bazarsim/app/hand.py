@@ -13,7 +13,7 @@ from bazarsim.core.cards import SEATS, parse_seat
 from bazarsim.core.errors import BazarsimError
 from bazarsim.deals.generator import DEFAULT_SEED, seed_number
 from bazarsim.report.records import to_json
-from bazarsim.rules.rulesets import RULESETS, get_ruleset
+from bazarsim.rules.rulesets import RULESETS, get_ruleset, parse_option_assignments
 
 MAX_DEALS = 200_000  # one question's deals at most: a page is not a batch run
 DEFAULT_DEALS = 1000
@@ -45,7 +45,8 @@ def hand_params(fields: dict[str, Any], root=None) -> dict[str, Any]:
     name = str(field(fields, "ruleset", "bazar")).lower()
     if name not in RULESETS:
         raise BazarsimError(f"ruleset {name!r}: use {', '.join(RULESETS)}")
-    rs = get_ruleset(name)
+    options = _lines(field(fields, "options"))  # -o part.field=value, one a line
+    rs = get_ruleset(name, **parse_option_assignments(options))
     hand = field(fields, "hand")
     if hand is None:
         raise BazarsimError("type the hand: its cards as seen at bid time, e.g. AJ9.K7.Q.T8")
@@ -58,7 +59,7 @@ def hand_params(fields: dict[str, Any], root=None) -> dict[str, Any]:
     seed = seed_number(field(fields, "seed", DEFAULT_SEED))
     kinds = field(fields, "kinds")
     kind_list = parse_kinds(kinds, rs)
-    params = {"ruleset": rs.name, "hand": str(hand), "seat": SEATS[seat_i],
+    params = {"ruleset": rs.name, "options": options, "hand": str(hand), "seat": SEATS[seat_i],
               "dealer": SEATS[dealer_i], "seed": seed, "play": play, "worlds": worlds,
               "kinds": kinds}
     auction = field(fields, "auction")
@@ -89,7 +90,8 @@ def hand_params(fields: dict[str, Any], root=None) -> dict[str, Any]:
 def run_hand(params: dict[str, Any], progress: Progress) -> dict[str, Any]:
     """Analyse the hand (in a worker): the page fragment of ``analyze --html`` and the
     records of ``analyze --format json``."""
-    rs = get_ruleset(params["ruleset"])
+    rs = get_ruleset(params["ruleset"],
+                     **parse_option_assignments(params.get("options")))
     seat, dealer = parse_seat(params["seat"]), parse_seat(params["dealer"])
     kinds = parse_kinds(params["kinds"], rs)
     if params.get("auction") is not None:
@@ -178,6 +180,9 @@ def hand_screen() -> tuple[str, str]:
   <label>PIMC worlds <input name="worlds" type="number" min="1" max="1000" value="20"></label>
   <label>Kinds <input name="kinds" size="12" placeholder="all, or H,S,BK"></label>
   <label>Contra <select name="contra">{_options(("none", "x", "xx"), "none")}</select></label>
+  <label class="wide">Ruleset options, as -o takes them (one a line)
+   <textarea name="options" id="hand-options" rows="1"
+    placeholder="play.undertrump_required=true"></textarea></label>
   <label class="wide">Only deals where (one condition a line)
    <textarea name="where" rows="2" placeholder="len(N,S)>=5"></textarea></label>
  </fieldset>
