@@ -35,14 +35,6 @@ def main(argv: list[str] | None = None) -> None:
     from bazarsim.players.pimc import I_ALL
     from bazarsim.players.playout import play_deal
     from bazarsim.players.view import PlayerView
-    from bazarsim.players.worlds import (
-        BINOM,
-        WorldTables,
-        count_worlds,
-        other_seats,
-        view_arrays,
-        world_at,
-    )
     from bazarsim.rules.rulesets import get_ruleset
     from tests import naive_infoset as NI
     from tests import naive_play as NP
@@ -54,7 +46,6 @@ def main(argv: list[str] | None = None) -> None:
     rs = get_ruleset("bazar")
     rng = np.random.default_rng(67)
     gen = DealGenerator(67)
-    tables = WorldTables()
     rows = defaultdict(list)  # kind -> (gap, overstatement) per position
     t0 = time.perf_counter()
     for i in range(args.deals):
@@ -71,8 +62,7 @@ def main(argv: list[str] | None = None) -> None:
                                         deal_index=i)
             if bin(view.legal()).count("1") < 2:
                 continue
-            worlds = _worlds(view, rng, args.worlds, tables, BINOM, count_worlds,
-                             other_seats, view_arrays, world_at, I_ALL)
+            worlds = view.sample_worlds(args.worlds, rng, I_ALL)
             lead, cards = view.trick()
             trick = tuple((s, format_card(c)) for s, c in history[at - len(cards): at])
             named = [[[format_card(c) for c in range(32) if w[s] >> c & 1] for s in range(4)]
@@ -106,27 +96,6 @@ def _card(text: str) -> int:
     from bazarsim.core.cards import parse_card
 
     return int(parse_card(text))
-
-
-def _worlds(view, rng, n, t, binom, count_worlds, other_seats, view_arrays, world_at, infer):
-    """``n`` worlds drawn uniformly (with replacement) from the view's worlds: the
-    remaining hands of the four seats."""
-    fixed, forbid, counts, _gone = view.constraints(infer)
-    played = 0
-    for _s, c in view.history:
-        played |= 1 << c
-    free, allowed, need = view_arrays(view.seat, np.int64(view.hand), fixed, forbid, counts,
-                                      np.int64(played))
-    seats = other_seats(view.seat)
-    total = int(count_worlds(free, allowed, need, seats, binom, t.classes, t.sizes, t.table))
-    out = []
-    for _ in range(n):
-        hands = fixed.copy()
-        hands[view.seat] = view.hand
-        world_at(np.int64(rng.integers(total)), need, seats, binom, t.classes, t.sizes,
-                 t.table, hands)
-        out.append([int(h) for h in hands])
-    return out
 
 
 if __name__ == "__main__":

@@ -33,14 +33,6 @@ from bazarsim.players.pimc import I_ALL
 from bazarsim.players.players import DDPlayer, Decision, PimcPlayer, RandomPlayer
 from bazarsim.players.playout import card_points_needed, is_scored, side_bonuses
 from bazarsim.players.view import PlayerView
-from bazarsim.players.worlds import (
-    BINOM,
-    WorldTables,
-    count_worlds,
-    other_seats,
-    view_arrays,
-    world_at,
-)
 from bazarsim.rules.auction import Auction
 from bazarsim.rules.rulesets import RULESETS
 
@@ -151,25 +143,15 @@ def reshuffle(view: PlayerView, deal, rng, tries: int = 40) -> tuple[list[int] |
     uniformly from every inference the view allows, with each seat's played cards back.
     Also how many drawn worlds gave another view (the sampler's worlds may contradict what
     the view shows of the declarations); ``None`` when no such deal was drawn."""
-    fixed, forbid, counts, _gone = view.constraints(I_ALL)
-    played, by_seat = 0, [0, 0, 0, 0]
+    by_seat = [0, 0, 0, 0]
     for s, c in view.history:
-        played |= 1 << c
         by_seat[s] |= 1 << c
-    free, allowed, need = view_arrays(view.seat, np.int64(view.hand), fixed, forbid, counts,
-                                       np.int64(played))
-    seats = other_seats(view.seat)
-    t = WorldTables()
-    total = int(count_worlds(free, allowed, need, seats, BINOM, t.classes, t.sizes, t.table))
-    assert total >= 1, "the true deal is not among the view's worlds"
+    assert view.world_count(I_ALL) >= 1, "the true deal is not among the view's worlds"
     truth = [int(h) for h in deal]
     contradicting = 0
-    for _ in range(tries):
-        hands = fixed.copy()
-        hands[view.seat] = view.hand
-        world_at(np.int64(rng.integers(total)), need, seats, BINOM, t.classes, t.sizes,
-                 t.table, hands)
-        other = [int(hands[s]) | by_seat[s] for s in range(4)]
+    for _ in range(tries):  # one at a time: most positions need one draw
+        hands = view.sample_worlds(1, rng, I_ALL)[0]
+        other = [hands[s] | by_seat[s] for s in range(4)]
         if same_view(view, other) is None:
             contradicting += 1
         elif other != truth:

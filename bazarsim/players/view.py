@@ -25,7 +25,14 @@ from bazarsim.core.contracts import Contract
 from bazarsim.core.errors import BazarsimError
 from bazarsim.evaluate.hands import shown_cards
 from bazarsim.players.inference import bela_other, shown_absent
-from bazarsim.players.worlds import BINOM, WorldTables, count_worlds, other_seats, view_arrays
+from bazarsim.players.worlds import (
+    BINOM,
+    WorldTables,
+    count_worlds,
+    other_seats,
+    view_arrays,
+    world_at,
+)
 from bazarsim.rules.compiled import compiled_rules
 from bazarsim.rules.play import (
     SEAT_ORDER,
@@ -180,7 +187,7 @@ class PlayerView:
         forbid[self.seat] = 0
         return fixed, forbid, self.counts(), gone
 
-    def world_count(self, infer: int = 15) -> int:
+    def _world_arrays(self, infer: int):
         fixed, forbid, counts, _gone = self.constraints(infer)
         played = 0
         for _s, c in self.history:
@@ -188,8 +195,28 @@ class PlayerView:
         free, allowed, need = view_arrays(self.seat, np.int64(self.hand), fixed, forbid, counts,
                                           np.int64(played))
         t = WorldTables()
-        return int(count_worlds(free, allowed, need, other_seats(self.seat), BINOM, t.classes,
-                                t.sizes, t.table))
+        total = int(count_worlds(free, allowed, need, other_seats(self.seat), BINOM, t.classes,
+                                 t.sizes, t.table))
+        return fixed, need, t, total
+
+    def world_count(self, infer: int = 15) -> int:
+        """How many worlds (hidden hands of the others) are consistent with the view."""
+        return self._world_arrays(infer)[3]
+
+    def sample_worlds(self, n: int, rng: np.random.Generator, infer: int = 15) -> list[list[int]]:
+        """``n`` worlds drawn uniformly, with replacement, from those consistent with the
+        view (the exact sampler PIMC uses): the four seats' current hands, the seat's own
+        as it is."""
+        fixed, need, t, total = self._world_arrays(infer)
+        seats = other_seats(self.seat)
+        out = []
+        for _ in range(n):
+            hands = fixed.copy()
+            hands[self.seat] = self.hand
+            world_at(np.int64(rng.integers(total)), need, seats, BINOM, t.classes, t.sizes,
+                     t.table, hands)
+            out.append([int(h) for h in hands])
+        return out
 
 
 def _seat(s) -> int:
