@@ -8,27 +8,17 @@ import json
 from typing import Any
 
 from bazarsim.analysis.hand import analyze, check_run, deal_generator, hand_query, parse_kinds
-from bazarsim.app.task import Progress, Task, field
+from bazarsim.app.task import Progress, Task, field, whole_number
 from bazarsim.core.cards import SEATS, parse_seat
 from bazarsim.core.errors import BazarsimError
 from bazarsim.deals.generator import DEFAULT_SEED, seed_number
+from bazarsim.players.players import DEFAULT_WORLDS, MAX_WORLDS, check_worlds
 from bazarsim.report.records import to_json
 from bazarsim.rules.rulesets import RULESETS, get_ruleset, parse_option_assignments
 
 MAX_DEALS = 200_000  # one question's deals at most: a page is not a batch run
 DEFAULT_DEALS = 1000
 POLICIES = ("careful", "bold")  # the shipped policies a page offers for --auction
-
-
-def _int(fields: dict, key: str, default: int, low: int, high: int, name: str) -> int:
-    v = field(fields, key, default)
-    try:
-        n = int(str(v).strip().replace("_", "").replace(",", ""))
-    except ValueError:
-        raise BazarsimError(f"{name} {v!r}: give a whole number") from None
-    if not low <= n <= high:
-        raise BazarsimError(f"{name} {n:,}: give {low:,} .. {high:,}")
-    return n
 
 
 def _lines(value: Any) -> list[str]:
@@ -55,7 +45,7 @@ def hand_params(fields: dict[str, Any], root=None) -> dict[str, Any]:
         raise BazarsimError("choose the player's seat and the dealer")
     seat_i, dealer_i = parse_seat(str(seat)), parse_seat(str(dealer))
     play = str(field(fields, "play", "dd")).lower()
-    worlds = _int(fields, "worlds", 20, 1, 1000, "worlds")
+    worlds = check_worlds(whole_number(field(fields, "worlds", DEFAULT_WORLDS), "--worlds"))
     seed = seed_number(field(fields, "seed", DEFAULT_SEED))
     kinds = field(fields, "kinds")
     kind_list = parse_kinds(kinds, rs)
@@ -64,10 +54,9 @@ def hand_params(fields: dict[str, Any], root=None) -> dict[str, Any]:
               "kinds": kinds}
     auction = field(fields, "auction")
     if auction is not None:
-        from bazarsim.simbid.advice import auction_query, check_worlds
+        from bazarsim.simbid.advice import auction_query
 
-        n = _int(fields, "deals", DEFAULT_DEALS, 2, MAX_DEALS, "worlds (-n)")
-        check_worlds(n)
+        n = whole_number(field(fields, "deals", DEFAULT_DEALS), "worlds (-n)", 2, MAX_DEALS)
         partner = str(field(fields, "partner", "careful"))
         opponents = str(field(fields, "opponents", "careful"))
         for who, p in (("partner", partner), ("opponents", opponents)):
@@ -77,7 +66,7 @@ def hand_params(fields: dict[str, Any], root=None) -> dict[str, Any]:
                       None, play, worlds, None, 301, kind_list)
         return {**params, "auction": str(auction), "partner": partner,
                 "opponents": opponents, "deals": n}
-    deals = _int(fields, "deals", DEFAULT_DEALS, 1, MAX_DEALS, "deals (-n)")
+    deals = whole_number(field(fields, "deals", DEFAULT_DEALS), "deals (-n)", 1, MAX_DEALS)
     check_run(deals, None, 0.95)
     contra = str(field(fields, "contra", "none")).lower()
     turned = field(fields, "turned")
@@ -177,7 +166,8 @@ def hand_screen() -> tuple[str, str]:
   <label>Seed <input name="seed" id="hand-seed" value="{DEFAULT_SEED}" size="8"></label>
   <label>Play <select name="play" id="hand-play"><option value="dd">double dummy</option>
    <option value="sd">single dummy (PIMC)</option></select></label>
-  <label>PIMC worlds <input name="worlds" type="number" min="1" max="1000" value="20"></label>
+  <label>PIMC worlds <input name="worlds" type="number" min="1" max="{MAX_WORLDS}"
+   value="{DEFAULT_WORLDS}"></label>
   <label>Kinds <input name="kinds" size="12" placeholder="all, or H,S,BK"></label>
   <label>Contra <select name="contra">{_options(("none", "x", "xx"), "none")}</select></label>
   <label class="wide">Ruleset options, as -o takes them (one a line)

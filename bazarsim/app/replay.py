@@ -20,7 +20,7 @@ from typing import Any
 
 from bazarsim.analysis.bids import CONTRAS
 from bazarsim.app.paths import relative_name, safe_path
-from bazarsim.app.task import Progress, Task, field
+from bazarsim.app.task import Progress, Task, field, whole_number
 from bazarsim.core.cards import (
     SEATS,
     format_card,
@@ -34,7 +34,13 @@ from bazarsim.deals.generator import DEFAULT_SEED, seed_number
 from bazarsim.deals.numbering import deal_number
 from bazarsim.engine.simulation import ruleset_from_params
 from bazarsim.players.pimc import I_ALL
-from bazarsim.players.players import DEFAULT_WORLDS, MAX_WORLDS, PimcPlayer, ScriptedPlayer
+from bazarsim.players.players import (
+    DEFAULT_WORLDS,
+    MAX_WORLDS,
+    PimcPlayer,
+    ScriptedPlayer,
+    check_worlds,
+)
 from bazarsim.players.playout import contract_to_play, is_scored, make_players, play_deal
 from bazarsim.report.html import Column, Page, count, text
 from bazarsim.rules.rulesets import DEFAULT_RULESET, RULESETS, get_ruleset
@@ -72,7 +78,7 @@ def dataset_deal(root: Path | None, path: str, index: Any) -> dict[str, Any]:
         raise BazarsimError(f"dataset {name!r} is not a bazarsim dataset (a directory with "
                             f"a {MANIFEST}, written by bazarsim simulate)")
     manifest = read_manifest(where)
-    n = _whole(index, "deal number")
+    n = whole_number(index, "deal number")
     files = part_files(where)
     part = next((f for f in files if part_range(f)[0] <= n < part_range(f)[1]), None)
     if part is None:
@@ -116,13 +122,6 @@ def _ranges(ranges: list[tuple[int, int]]) -> str:
         else:
             merged.append([a, b])
     return ", ".join(f"{a:,} .. {b - 1:,}" for a, b in merged) or "none"
-
-
-def _whole(value: Any, name: str) -> int:
-    try:
-        return int(str(value).strip().replace("_", "").replace(",", ""))
-    except ValueError:
-        raise BazarsimError(f"{name} {str(value)!r}: give a whole number") from None
 
 
 # --------------------------------------------------------------------------- the form
@@ -222,10 +221,7 @@ def check_replay(fields: dict[str, Any], root: Path | None) -> dict[str, Any]:
     objective = str(field(fields, "objective", "points")).lower()
     if objective not in ("points", "contract"):
         raise BazarsimError(f"objective {objective!r}: use points or contract")
-    worlds = _whole(field(fields, "worlds", DEFAULT_WORLDS), "worlds")
-    if not 1 <= worlds <= MAX_WORLDS:
-        raise BazarsimError(f"worlds {worlds}: use 1 .. {MAX_WORLDS:,} hidden deals a "
-                            "decision")
+    worlds = check_worlds(whole_number(field(fields, "worlds", DEFAULT_WORLDS), "--worlds"))
     names = _players(fields)
     params = {
         "deal": format_deal(hands), "source": source, "ruleset": ruleset,

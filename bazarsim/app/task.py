@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bazarsim.core.errors import BazarsimError
+
 # progress(share, what[, partial]): share of the work done (0..1, or None when unknown), a
 # few words on what is being done, and optionally a part of the result the page can show
 # already (e.g. the table while the figures are drawn); the worker sends it to the page
@@ -39,3 +41,16 @@ def field(fields: dict[str, Any], key: str, default: Any = None) -> Any:
         return default if v == "" else v
     return default if v is None else v
 
+
+
+def whole_number(value: Any, name: str, low: int | None = None, high: int | None = None) -> int:
+    """A form's whole number (``1_000`` and ``1,000`` read as 1000), within ``low`` ..
+    ``high`` where given; one clear error otherwise."""
+    try:
+        n = int(str(value).strip().replace("_", "").replace(",", ""))
+    except ValueError:
+        raise BazarsimError(f"{name} {str(value)!r}: give a whole number") from None
+    if (low is not None and n < low) or (high is not None and n > high):
+        span = " .. ".join("" if b is None else f"{b:,}" for b in (low, high)).strip()
+        raise BazarsimError(f"{name} {n:,}: give {span}")
+    return n

@@ -326,13 +326,12 @@ def _record(rs, con, dealer, leader, hands, steps, objs, worlds, objective, seed
     }
     won = sum((SEATS.index(t["winner"]) % 2) == side for t in tricks if "winner" in t)
     out["tricks_declarer"] = won
+    if is_scored(rs, con):
+        out["card_points_needed"] = target
     if waiting is not None:  # a play stopped for a person's card: nothing is made yet
-        if is_scored(rs, con):
-            out["card_points_needed"] = target
         out["waiting"] = waiting
         return out
     if is_scored(rs, con):
-        out["card_points_needed"] = target
         mine = (ns, ew)[side]
         out["made"] = bool(won == 8) if con.capot else bool(mine >= target)
         if con.capot:
