@@ -16,6 +16,7 @@ its task and parameters, and its state: ``queued`` (with its place in the queue)
 
 from __future__ import annotations
 
+import logging
 import multiprocessing as mp
 import socket
 import threading
@@ -29,6 +30,9 @@ from typing import Any
 
 from bazarsim.core.errors import BazarsimError
 
+log = logging.getLogger("bazarsim.app")
+
+ERRORS_KEPT = 20  # internal errors' tracebacks kept (each is also logged)
 KEEP = 16  # finished jobs kept (with their results) for their pages to fetch
 WAIT = 1.0  # seconds a page's request for news of a job may wait for a change
 QUEUE_LIMIT = 50  # questions that may wait at once; more are refused (the server says so)
@@ -60,15 +64,15 @@ class Job:
     finished: float | None = None
     worker: int | None = None
 
-    def as_dict(self, place: int | None = None, result: bool = True) -> dict[str, Any]:
+    def as_dict(self, place: int | None = None) -> dict[str, Any]:
         out = {"id": self.id, "task": self.task, "state": self.state, "share": self.share,
                "words": self.words, "error": self.error, "submitted": self.submitted,
                "started": self.started, "finished": self.finished}
         if place is not None:
             out["place"] = place
-        if result and self.state == "done":
+        if self.state == "done":
             out["result"] = self.result
-        elif result and self.state == "running" and self.partial is not None:
+        elif self.state == "running" and self.partial is not None:
             out["partial"] = self.partial
         return out
 
@@ -157,7 +161,8 @@ class Pool:
         # version it has seen and is answered as soon as there are some (no polling delay)
         self.version = 0
         self.changed = threading.Condition(self.lock)
-        self.errors: list[str] = []  # tracebacks of internal errors, for the server's log
+        # tracebacks of internal errors: logged for the server's terminal, the last kept
+        self.errors: deque[str] = deque(maxlen=ERRORS_KEPT)
         self._wake_r, self._wake_w = socket.socketpair()
         self._closing = False
         self.slots = [Slot(i, self.ctx, tasks_module, tasks_name) for i in range(jobs)]
@@ -182,7 +187,7 @@ class Pool:
         self._wake()
         return job
 
-    def status(self, job_id: str, result: bool = True, since: int | None = None,
+    def status(self, job_id: str, since: int | None = None,
                timeout: float = WAIT) -> dict[str, Any] | None:
         """Where the job stands; with ``since`` (a version the asker has seen), once
         something has changed since, or after ``timeout`` seconds."""
@@ -193,7 +198,7 @@ class Pool:
             if job is None:
                 return None
             place = self.queue.index(job_id) + 1 if job.state == "queued" else None
-            return {**job.as_dict(place, result), "version": self.version}
+            return {**job.as_dict(place), "version": self.version}
 
     def cancel(self, job_id: str) -> dict[str, Any] | None:
         """Stop a job: a queued one leaves the queue, a running one's worker is stopped
@@ -318,7 +323,7 @@ class Pool:
                 if kind in ("done", "error"):
                     slot.ready, slot.job = True, None
                     if kind == "error":
-                        self.errors.append(f"warm-up: {payload}\n{detail or ''}")
+                        self._log_error(f"warm-up: {payload}\n{detail or ''}")
                 continue
             if kind == "progress":
                 job.share, job.words = payload
@@ -332,9 +337,13 @@ class Pool:
             elif kind == "error":
                 job.error = payload
                 if detail:
-                    self.errors.append(detail)
+                    self._log_error(detail)
                 self._finish(job, "error")
                 slot.job = None
+
+    def _log_error(self, text: str) -> None:
+        log.error("a question failed in a worker:\n%s", text)
+        self.errors.append(text)
 
     def _lost(self, slot: Slot) -> None:
         """A worker ended by itself (killed from outside, out of memory): its job fails,

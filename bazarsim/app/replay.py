@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from bazarsim.analysis.bids import CONTRAS
-from bazarsim.app.paths import relative_name, safe_path
+from bazarsim.app.paths import dataset_dir, relative_name
 from bazarsim.app.task import Progress, Task, field, whole_number
 from bazarsim.core.cards import (
     SEATS,
@@ -62,22 +62,16 @@ def dataset_deal(root: Path | None, path: str, index: Any) -> dict[str, Any]:
     import pyarrow.parquet as pq
 
     from bazarsim.store.parts import (
-        MANIFEST,
         StoreError,
         check_part,
         part_files,
         part_range,
-        read_manifest,
         reading,
         repair_hint,
     )
 
-    where = safe_path(root, path, "dataset")
-    name = relative_name(root, where)  # safe_path refused a missing root
-    if not (where / MANIFEST).is_file():
-        raise BazarsimError(f"dataset {name!r} is not a bazarsim dataset (a directory with "
-                            f"a {MANIFEST}, written by bazarsim simulate)")
-    manifest = read_manifest(where)
+    where, manifest = dataset_dir(root, path)
+    name = relative_name(root, where)
     n = whole_number(index, "deal number")
     files = part_files(where)
     part = next((f for f in files if part_range(f)[0] <= n < part_range(f)[1]), None)

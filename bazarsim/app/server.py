@@ -102,7 +102,7 @@ def make_app(data_root: str | Path | None = None, jobs: int = 1,
         if since is not None and not since.isdigit():
             return _error(400, "since: give the version number of the last answer")
         st = await run_in_threadpool(request.app.state.pool.status, request.path_params["job"],
-                                     True, None if since is None else int(since))
+                                     None if since is None else int(since))
         if st is None:
             return _error(404, "no such question (finished ones are kept for a while only)")
         return JSONResponse(st)

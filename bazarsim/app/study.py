@@ -30,7 +30,7 @@ from bazarsim.analysis.bids import (
     ruleset_bids,
 )
 from bazarsim.analysis.threshold import open_bid_study, plain_feature, threshold_study
-from bazarsim.app.paths import safe_path
+from bazarsim.app.paths import dataset_dir, dataset_manifest, inside, safe_path
 from bazarsim.app.task import Progress, Task, field
 from bazarsim.core.contracts import KIND_NAMES, parse_kind
 from bazarsim.core.errors import BazarsimError
@@ -49,7 +49,7 @@ from bazarsim.report.pages import (
 )
 from bazarsim.report.records import strict
 from bazarsim.report.study import threshold_note
-from bazarsim.store.parts import MANIFEST, PART_RE, read_manifest
+from bazarsim.store.parts import MANIFEST, read_manifest
 
 MAX_DEPTH = 3  # how deep under the data root datasets are looked for
 MAX_CLASSES = 2048  # classes of one bid table (its histogram is 8 kB a class and kind)
@@ -65,48 +65,6 @@ EDGES.update({f: EDGES[f.removeprefix("seen_")] for f in SEEN_FEATURES
 # --------------------------------------------------------------------------- datasets
 
 
-def _inside(path: Path, base: Path) -> bool:
-    return path == base or base in path.parents
-
-
-def dataset_dir(root: Path | None, relative: str) -> tuple[Path, dict]:
-    """The dataset a form names (its directory, resolved, and its manifest), or one error
-    line: outside the data root, not a directory, no manifest, or a manifest or part that
-    leads out of the root through a link."""
-    directory = safe_path(root, relative, "dataset")
-    name = str(relative).strip()
-    if not directory.is_dir():
-        raise BazarsimError(f"dataset {name!r}: not a directory; choose a dataset from the list")
-    base = Path(root).resolve()
-    if not (directory / MANIFEST).is_file():
-        raise BazarsimError(f"{name!r} is not a bazarsim dataset (no {MANIFEST}); choose one "
-                            "from the list or write one with bazarsim simulate")
-    try:
-        parts = [p for p in directory.iterdir() if PART_RE.match(p.name)]
-    except OSError as e:
-        raise BazarsimError(f"dataset {name!r}: cannot be listed ({e.strerror})") from None
-    for p in [directory / MANIFEST, *parts]:
-        if not _inside(p.resolve(), base):
-            raise BazarsimError(f"dataset {name!r}: {p.name} leads out of the data directory "
-                                "(a link?); only files under it can be read")
-    if not parts:
-        raise BazarsimError(f"dataset {name!r} holds no part files (part-*.parquet)")
-    return directory, _manifest(directory, name)
-
-
-def _manifest(directory: Path, name: str) -> dict:
-    """A dataset's manifest, or one error line where it is damaged (not JSON, or not the
-    object a run writes)."""
-    try:
-        manifest = read_manifest(directory)
-    except (TypeError, AttributeError):  # JSON, but not an object
-        manifest = None
-    if not isinstance(manifest, dict) or not {"ruleset", "kinds", "deals"} <= manifest.keys():
-        raise BazarsimError(f"dataset {name!r}: damaged manifest ({MANIFEST} is not a run's "
-                            "parameters); simulate it again")
-    return manifest
-
-
 def find_datasets(root: Path | None) -> list[tuple[str, dict]]:
     """``(relative path, manifest)`` of every dataset under the data root, at most
     :data:`MAX_DEPTH` levels down, in path order. Hidden directories are skipped; a link
@@ -117,10 +75,10 @@ def find_datasets(root: Path | None) -> list[tuple[str, dict]]:
 
     def add(path: Path, name: str) -> bool:
         manifest_path = path / MANIFEST
-        if not manifest_path.is_file() or not _inside(manifest_path.resolve(), base):
+        if not manifest_path.is_file() or not inside(manifest_path.resolve(), base):
             return False
         try:
-            found.append((name, _manifest(path, name)))
+            found.append((name, dataset_manifest(path, name)))
         except BazarsimError:  # damaged: the form cannot use it
             pass
         return True
@@ -138,7 +96,7 @@ def find_datasets(root: Path | None) -> list[tuple[str, dict]]:
             sub = Path(e.path)
             name = sub.relative_to(base).as_posix()
             if e.is_symlink():
-                if _inside(sub.resolve(), base):
+                if inside(sub.resolve(), base):
                     add(sub, name)
                 continue
             if not add(sub, name):  # a dataset holds parts, not datasets
