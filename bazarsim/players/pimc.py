@@ -147,7 +147,7 @@ def _cheaper(a, b, play):
 
 
 @nb.njit(cache=True)
-def _twin(c, legal, live, play):
+def twin_card(c, legal, live, play):
     """A stronger legal card of the same suit that plays exactly like ``c`` (no live card
     between them, the same points), else -1: its value is ``c``'s in every world."""
     s = c >> 3
@@ -179,42 +179,54 @@ def decide(me, own, fixed, forbid, counts, gone, leader, trick, n, play, ctx, n_
     legal = legal_cards(own, trick, n, play.strength, play.above, play.rules)
     if popcount32(legal) == 1:
         return lowest_bit(legal), np.int64(0)
-    seats = other_seats(me)
-    classes, sizes, table = scratch
-    dd = true_hands[0] >= 0
-    need_s = np.zeros(4, np.int64)
-    total = np.int64(1)
-    if not dd:
-        free, allowed, need_s = view_arrays(me, own, fixed, forbid, counts, gone | _mask(trick, n))
-        total = count_worlds(free, allowed, need_s, seats, BINOM_NB, classes, sizes, table)
-        if total == 0:
-            return np.int64(-1), np.int64(-1)
-    worlds = total if total <= n_worlds else n_worlds
     sums = np.zeros(32, np.float64)
-    hands = np.zeros(4, np.int64)
     left_total = points_from_trick(gone, play)
-    tr = _trick_copy(trick, n)
-    k = np.int64(0)
-    for w in range(worlds):
-        if dd:
-            for s in range(4):
-                hands[s] = true_hands[s]
-        else:
-            r = np.int64(w)
-            if total > n_worlds:
-                r, k = draw_index(key, k, total)
-            for s in range(4):
-                hands[s] = fixed[s]
-            hands[me] = own
-            world_at(r, need_s, seats, BINOM_NB, classes, sizes, table, hands)
-        _add_world(me, legal, hands, 1.0, gone, left_total, leader, tr, n, play, ctx,
-                   objective, decl_side, need, sums)
-    return _choose(me, legal, sums, float(worlds), gone, play, objective, decl_side,
-                   values), np.int64(worlds)
+    tr = trick_copy(trick, n)
+    if true_hands[0] >= 0:
+        worlds = np.int64(1)
+        hands = true_hands.copy()
+        add_world(me, legal, hands, 1.0, gone, left_total, leader, tr, n, play, ctx,
+                  objective, decl_side, need, sums)
+    else:
+        drawn = np.zeros((n_worlds, 4), np.int64)
+        worlds = draw_worlds(me, own, fixed, forbid, counts, gone | _mask(trick, n), n_worlds,
+                             key, scratch, drawn)
+        if worlds == 0:
+            return np.int64(-1), np.int64(-1)
+        for w in range(worlds):
+            add_world(me, legal, drawn[w], 1.0, gone, left_total, leader, tr, n, play, ctx,
+                      objective, decl_side, need, sums)
+    return choose_card(me, legal, sums, float(worlds), gone, play, objective, decl_side,
+                       values), np.int64(worlds)
 
 
 @nb.njit(cache=True)
-def _trick_copy(trick, n):
+def draw_worlds(me, own, fixed, forbid, counts, played, n_worlds, key, scratch, out):
+    """The worlds of a decision into ``out[:k]`` (each the four hands left; ``played``:
+    every card out of the hands): all of them in a fixed order when at most ``n_worlds``
+    fit the view, else ``n_worlds`` drawn uniformly (with replacement) from the
+    decision's stream ``key``. Returns k (0: no world fits the view)."""
+    seats = other_seats(me)
+    classes, sizes, table = scratch
+    free, allowed, need_s = view_arrays(me, own, fixed, forbid, counts, played)
+    total = count_worlds(free, allowed, need_s, seats, BINOM_NB, classes, sizes, table)
+    if total == 0:
+        return np.int64(0)
+    worlds = total if total <= n_worlds else n_worlds
+    k = np.int64(0)
+    for w in range(worlds):
+        r = np.int64(w)
+        if total > n_worlds:
+            r, k = draw_index(key, k, total)
+        for s in range(4):
+            out[w, s] = fixed[s]
+        out[w, me] = own
+        world_at(r, need_s, seats, BINOM_NB, classes, sizes, table, out[w])
+    return np.int64(worlds)
+
+
+@nb.njit(cache=True)
+def trick_copy(trick, n):
     """The trick's first ``n`` cards in a fresh array with room for one more."""
     tr = np.zeros(4, np.int64)
     for i in range(n):
@@ -223,10 +235,10 @@ def _trick_copy(trick, n):
 
 
 @nb.njit(cache=True)
-def _add_world(me, legal, hands, weight, gone, left_total, leader, tr, n, play, ctx,
+def add_world(me, legal, hands, weight, gone, left_total, leader, tr, n, play, ctx,
                objective, decl_side, need, sums):
     """Add ``weight`` times each legal card's value in one world to ``sums`` (a card
-    that plays like a stronger twin is left for :func:`_choose`); ``left_total``: the
+    that plays like a stronger twin is left for :func:`choose_card`); ``left_total``: the
     points still to take from the trick's start (:func:`points_from_trick`); ``tr``: the
     trick so far, its slot ``n`` free for the card tried."""
     live = np.int64(0xFFFFFFFF) & ~gone  # cards not in a completed trick
@@ -234,7 +246,7 @@ def _add_world(me, legal, hands, weight, gone, left_total, leader, tr, n, play, 
     while rest != 0:
         c = lowest_bit(rest)
         rest &= rest - 1
-        if _twin(c, legal, live, play) >= 0:
+        if twin_card(c, legal, live, play) >= 0:
             continue
         hands[me] ^= np.int64(1) << c
         tr[n] = c
@@ -250,14 +262,14 @@ def _add_world(me, legal, hands, weight, gone, left_total, leader, tr, n, play, 
 
 
 @nb.njit(cache=True)
-def _choose(me, legal, sums, total, gone, play, objective, decl_side, values):
+def choose_card(me, legal, sums, total, gone, play, objective, decl_side, values):
     """The card with the best summed value (ties: the cheapest); ``values[c]`` the means
     (``sums / total``)."""
     live = np.int64(0xFFFFFFFF) & ~gone
     # twins take the value of the stronger card they play like
     for c in range(31, -1, -1):
         if (legal >> c) & 1:
-            t = _twin(c, legal, live, play)
+            t = twin_card(c, legal, live, play)
             if t >= 0:
                 sums[c] = sums[t]
     maximise = (me % 2 == 0) if objective == 0 else (me % 2 == decl_side)
@@ -289,19 +301,19 @@ def decide_worlds(me, own, worlds, weights, gone, leader, trick, n, play, ctx, o
     sums = np.zeros(32, np.float64)
     hands = np.zeros(4, np.int64)
     left_total = points_from_trick(gone, play)
-    tr = _trick_copy(trick, n)
+    tr = trick_copy(trick, n)
     total = 0.0
     for w in range(worlds.shape[0]):
         if weights[w] <= 0.0:
             continue
         for s in range(4):
             hands[s] = worlds[w, s]
-        _add_world(me, legal, hands, weights[w], gone, left_total, leader, tr, n, play, ctx,
+        add_world(me, legal, hands, weights[w], gone, left_total, leader, tr, n, play, ctx,
                    objective, decl_side, need, sums)
         total += weights[w]
     if total <= 0.0:
         return np.int64(-1)
-    return _choose(me, legal, sums, total, gone, play, objective, decl_side, values)
+    return choose_card(me, legal, sums, total, gone, play, objective, decl_side, values)
 
 
 @nb.njit(cache=True)
