@@ -39,15 +39,11 @@ from bazarsim.players.pimc import (
     I_ALL,
     O_CONTRACT,
     O_POINTS,
-    P_DD,
-    P_PIMC,
-    P_RANDOM,
-    REC_CARDS,
     decide,
     draw_index,
     new_scratch,
-    play_out,
 )
+from bazarsim.players.playout_kernel import P_DD, P_PIMC, P_RANDOM, REC_CARDS, play_out
 from bazarsim.players.playout import play_deal
 from bazarsim.players.view import PlayerView
 from bazarsim.players.worlds import all_worlds, view_arrays
@@ -689,7 +685,8 @@ def kernel_playout(deal, kind, ruleset, players, worlds, seed=7, index=0, infer=
     dd = np.zeros(32, np.int64)
     violations = np.zeros(1, np.int64)
     ns, tricks = play_out(np.array(deal, np.int64), leader, play, bela, np.zeros(4, np.int64),
-                          np.array(players, np.int64), np.full(4, worlds, np.int64), O_POINTS,
+                          np.array(players, np.int64), np.full(4, worlds, np.int64),
+                          np.full(4, 2, np.int64), O_POINTS,
                           0, 0, np.full(4, infer, np.int64), np.uint64(seed_key(seed)), index,
                           kind, ctx, REC_CARDS,
                           cards, seats, used, values, dd, violations)

@@ -79,10 +79,10 @@ def players_cached(batch: bool) -> bool:
     """Whether Numba's cache holds the hidden-card players' entry point (``batch``: the
     play-out tables kernel; else one play-out)."""
     from bazarsim.players import batch as batch_module
-    from bazarsim.players import pimc
+    from bazarsim.players import playout_kernel
 
     return (kernel_cached(batch_module, "playout_tables_kernel") if batch
-            else kernel_cached(pimc, "play_out"))
+            else kernel_cached(playout_kernel, "play_out"))
 
 
 def compiling(quiet: bool, what: str, minutes: str, work: Callable[[], None]) -> None:

@@ -30,6 +30,7 @@ import numpy as np
 from bazarsim.core.bits import lowest_bit, popcount32
 from bazarsim.dd.search import M_AUTO, exact_value, reaches
 from bazarsim.players.pimc import (
+    add_world,
     choose_card,
     draw_worlds,
     points_from_trick,
@@ -42,9 +43,10 @@ from bazarsim.rules.play import legal_cards
 DEFAULT_DEPTH = 2  # own moves kept common across the worlds
 DEFAULT_CAP = 24  # vectors a front keeps
 
-# stats slots: search nodes, double-dummy leaves, fronts cut to the cap, widest front
-ST_NODES, ST_LEAVES, ST_CAPPED, ST_WIDEST = 0, 1, 2, 3
-N_ST = 4
+# stats slots: search nodes, double-dummy leaves, fronts cut to the cap, widest front,
+# root cards not searched (PIMC's value, an upper bound, below a value already reached)
+ST_NODES, ST_LEAVES, ST_CAPPED, ST_WIDEST, ST_PRUNED = 0, 1, 2, 3, 4
+N_ST = 5
 
 
 @nb.njit(cache=True)
@@ -219,11 +221,16 @@ def _combine(front, sub, covered, sub_idx, best_for_me, idx, cap, stats):
 
 @nb.njit(cache=True)
 def alphamu_values(me, worlds, gone, leader, trick, n, play, ctx, depth, objective,
-                   decl_side, need, cap, values, stats):
+                   decl_side, need, cap, prune, values, stats):
     """Seat ``me``'s card over the ``worlds`` (``[k, 4]``: the hands left, ``me``'s the
     same in each), its next ``depth`` own moves common across the worlds it cannot tell
     apart; ``values`` as :func:`~.pimc.decide` fills them (mean N-S points from the trick's
-    start, or P(the declaring side makes)), ties broken the same way. Returns the card."""
+    start, or P(the declaring side makes)), ties broken the same way. Returns the card.
+
+    Cards are searched in the order of PIMC's values on the same worlds, which bound
+    theirs from above; with ``prune`` a card whose bound is below a value already reached
+    is not searched and keeps its bound (``values`` then holds PIMC's value for it: still
+    below the card chosen, which is the same as without ``prune``)."""
     values[:] = np.nan
     k = worlds.shape[0]
     legal = legal_cards(worlds[0, me], trick, n, play.strength, play.above, play.rules)
@@ -232,29 +239,58 @@ def alphamu_values(me, worlds, gone, leader, trick, n, play, ctx, depth, objecti
     root_total = points_from_trick(gone, play)
     idx = np.arange(k)
     live = np.int64(0xFFFFFFFF) & ~gone
-    sums = np.zeros(32, np.float64)
+    # PIMC's sums on the same worlds: each card's upper bound (fusion only adds)
+    bound = np.zeros(32, np.float64)
+    hands = np.zeros(4, np.int64)
+    tr = trick_copy(trick, n)
+    for w in range(k):
+        for s in range(4):
+            hands[s] = worlds[w, s]
+        add_world(me, legal, hands, 1.0, gone, root_total, leader, tr, n, play, ctx,
+                  objective, decl_side, need, bound)
+    cards = np.zeros(8, np.int64)
+    keys = np.zeros(8, np.float64)
+    m = 0
     rest = legal
     while rest != 0:
         c = lowest_bit(rest)
         rest &= rest - 1
-        if twin_card(c, legal, live, play) >= 0:
+        if twin_card(c, legal, live, play) < 0:
+            cards[m] = c
+            keys[m] = -_mine(bound[c], me, objective, decl_side, k, root_total)
+            m += 1
+    order = np.argsort(keys[:m], kind="mergesort")
+    sums = bound.copy()
+    best = -1.0
+    for i in order:
+        c = cards[i]
+        if prune and -keys[i] < best:  # its bound is below a value reached: keep the bound
+            stats[ST_PRUNED] += 1
             continue
         front = after_card(me, worlds, idx, leader, trick, n, np.int64(0), np.int64(0),
                            depth - 1, c, root_total, objective, decl_side, need, cap, play,
                            ctx, stats)
-        best = np.int64(-1)
+        top = np.int64(-1)
         for r in range(front.shape[0]):
             s = np.int64(0)
             for w in range(k):
                 s += front[r, w]
-            if s > best:
-                best = s
+            if s > top:
+                top = s
+        if top > best:
+            best = float(top)
         # back to the convention of PIMC's sums: N-S points, or the declarer's chance
-        if objective == 0:
-            sums[c] = best if me % 2 == 0 else k * root_total - best
-        else:
-            sums[c] = best if me % 2 == decl_side else k - best
+        sums[c] = _mine(float(top), me, objective, decl_side, k, root_total)
     return choose_card(me, legal, sums, float(k), gone, play, objective, decl_side, values)
+
+
+@nb.njit(cache=True)
+def _mine(x, me, objective, decl_side, k, root_total):
+    """A sum over ``k`` worlds between PIMC's convention (N-S points, or the declaring
+    side's makes) and the seat's side's (both ways: the map is its own inverse)."""
+    if objective == 0:
+        return x if me % 2 == 0 else k * root_total - x
+    return x if me % 2 == decl_side else k - x
 
 
 @nb.njit(cache=True)
@@ -276,5 +312,5 @@ def decide_alphamu(me, own, fixed, forbid, counts, gone, leader, trick, n, play,
     if k == 0:
         return np.int64(-1), np.int64(-1)
     c = alphamu_values(me, drawn[:k], gone, leader, trick, n, play, ctx, depth, objective,
-                       decl_side, need, cap, values, stats)
+                       decl_side, need, cap, True, values, stats)
     return c, k

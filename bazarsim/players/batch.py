@@ -20,7 +20,9 @@ from bazarsim.dd.batch import fetch_add, play_by_kind, play_of_kind
 from bazarsim.dd.search import DEFAULT_TT_BITS, O_ALL, new_context
 from bazarsim.deals.generator import seed_key
 from bazarsim.evaluate.hands import shown_cards_kernel
-from bazarsim.players.pimc import I_ALL, O_POINTS, PLAYER_KINDS, REC_NONE, play_out
+from bazarsim.players.alphamu import DEFAULT_DEPTH
+from bazarsim.players.pimc import I_ALL, O_POINTS
+from bazarsim.players.playout_kernel import PLAYER_KINDS, REC_NONE, play_out
 from bazarsim.players.players import DEFAULT_WORLDS
 from bazarsim.rules.compiled import compiled_rules
 from bazarsim.rules.play import SEAT_ORDER, clockwise_seats
@@ -29,10 +31,10 @@ from bazarsim.rules.rulesets import DEFAULT_RULESET, get_ruleset
 
 @nb.njit(nogil=True, cache=True)
 def playout_tables_kernel(deals, leaders, indices, plays, bela, shown, kinds, players,
-                          n_worlds, infer, run_key, tt_bits, next_item, ns, tricks):
+                          n_worlds, depths, infer, run_key, tt_bits, next_item, ns, tricks):
     """Play (deal, kind) items out, taking the next from the shared counter ``next_item``
     until none is left, into ``ns`` and ``tricks`` ``[n, k]``; the players of each seat
-    are ``players``, ``n_worlds``, ``infer`` (one entry a kernel seat). Runs without the
+    are ``players``, ``n_worlds``, ``depths``, ``infer`` (one entry a kernel seat). Runs without the
     GIL: :func:`playout_tables` starts one call per thread on the same arrays (a
     ``prange`` kernel would compile the whole play-out a second time)."""
     n = deals.shape[0]
@@ -57,7 +59,7 @@ def playout_tables_kernel(deals, leaders, indices, plays, bela, shown, kinds, pl
         # constants as typed ints: a literal argument would compile play_out (and the
         # search under it) a second time, for that literal
         p, t = play_out(hands, leaders[d], play_of_kind(plays, j), bela[j], shown[d, j],
-                        players, n_worlds, np.int64(O_POINTS), np.int64(0), np.int64(0),
+                        players, n_worlds, depths, np.int64(O_POINTS), np.int64(0), np.int64(0),
                         infer, run_key, indices[d], kinds[j], ctx, np.int64(REC_NONE), cards,
                         seats, used, values, dd, violations)
         ns[d, j] = p
@@ -66,13 +68,17 @@ def playout_tables_kernel(deals, leaders, indices, plays, bela, shown, kinds, pl
 
 def sd_tables(deals, dealer=0, ruleset=DEFAULT_RULESET, kinds=None, worlds: int = DEFAULT_WORLDS,
               seed: int = 7, indices=None, infer: int = I_ALL,
-              tt_bits: int = DEFAULT_TT_BITS) -> dict[str, np.ndarray]:
+              tt_bits: int = DEFAULT_TT_BITS, player: str = "pimc",
+              depth: int = DEFAULT_DEPTH) -> dict[str, np.ndarray]:
     """Single-dummy columns of many full deals (``uint32[n, 4]``, N E S W), first lead
     from the dealer's left as for the DD tables: ``{KIND}_sd_ns`` and
-    ``{KIND}_sd_tricks_ns`` per kind, four PIMC players of ``worlds`` worlds.
+    ``{KIND}_sd_tricks_ns`` per kind, four hidden-card players (``player``: ``pimc`` or
+    ``alphamu``, ``depth`` its own moves kept common) of ``worlds`` worlds.
     ``indices``: each deal's number in its run (default 0..n-1), which keys its play's
     random streams."""
-    seats = [("pimc", int(worlds), int(infer))] * 4
+    if player not in ("pimc", "alphamu"):
+        raise ValueError(f"single-dummy players are pimc or alphamu, not {player!r}")
+    seats = [(player, int(worlds), int(infer), int(depth))] * 4
     ns, tricks, kinds = playout_tables(deals, seats, dealer, ruleset, kinds, seed, indices,
                                        tt_bits)
     out: dict[str, np.ndarray] = {}
@@ -86,8 +92,9 @@ def playout_tables(deals, seats, dealer=0, ruleset=DEFAULT_RULESET, kinds=None,
                    seed: int = 7, indices=None,
                    tt_bits: int = DEFAULT_TT_BITS) -> tuple[np.ndarray, np.ndarray, list]:
     """N-S points and tricks ``[n, kinds]`` of many full deals, each kind played out by
-    the players ``seats`` (four ``(name, worlds, infer)``, N E S W; names ``pimc``,
-    ``dd``, ``random``), first lead from the dealer's left; and the kinds played."""
+    the players ``seats`` (four ``(name, worlds, infer[, depth])``, N E S W; names
+    ``pimc``, ``alphamu``, ``dd``, ``random``; ``depth``: alpha-mu's own moves kept
+    common), first lead from the dealer's left; and the kinds played."""
     rs = get_ruleset(ruleset)
     arr = np.asarray(deals)
     if arr.ndim == 1:
@@ -98,9 +105,11 @@ def playout_tables(deals, seats, dealer=0, ruleset=DEFAULT_RULESET, kinds=None,
         raise ValueError(f"give four seats' players, not {len(seats)}")
     direction = rs.play.direction
     perm = clockwise_seats(SEAT_ORDER, direction)
-    players = np.array([PLAYER_KINDS[name] for name, _w, _i in seats], np.int64)[perm]
-    n_worlds = np.array([int(w) for _n, w, _i in seats], np.int64)[perm]
-    infer = np.array([int(i) for _n, _w, i in seats], np.int64)[perm]
+    seats = [tuple(s) + (DEFAULT_DEPTH,) * (4 - len(s)) for s in seats]
+    players = np.array([PLAYER_KINDS[s[0]] for s in seats], np.int64)[perm]
+    n_worlds = np.array([int(s[1]) for s in seats], np.int64)[perm]
+    infer = np.array([int(s[2]) for s in seats], np.int64)[perm]
+    depths = np.array([int(s[3]) for s in seats], np.int64)[perm]
     if (n_worlds <= 0).any():
         raise ValueError(f"worlds must be at least 1, not {n_worlds.min()}")
     hands = np.ascontiguousarray(arr.astype(np.int64)[:, perm])
@@ -123,7 +132,7 @@ def playout_tables(deals, seats, dealer=0, ruleset=DEFAULT_RULESET, kinds=None,
     tricks = np.zeros((len(hands), len(kinds)), np.int8)
     next_item = np.zeros(1, np.int64)
     args = (hands, leaders, np.ascontiguousarray(idx), play_by_kind(rs, kinds), bela, shown,
-            np.asarray(kinds, np.int64), players, n_worlds, infer, np.uint64(seed_key(seed)),
+            np.asarray(kinds, np.int64), players, n_worlds, depths, infer, np.uint64(seed_key(seed)),
             tt_bits, next_item, ns, tricks)
     threads = min(nb.get_num_threads(), ns.size)
     if threads <= 1:

@@ -2,7 +2,7 @@
 
 Three ship here, all thin wrappers of the kernels of :mod:`.pimc` so that a deal played
 through them (card by card, from :class:`~.view.PlayerView` objects) and one played
-whole in the kernel (:func:`~.pimc.play_out`, what datasets use) are the same play:
+whole in the kernel (:func:`~.playout_kernel.play_out`, what datasets use) are the same play:
 
 * :class:`RandomPlayer`: a uniformly random legal card (the floor);
 * :class:`DDPlayer`: sees every card and plays the double-dummy line (the ceiling);
@@ -23,6 +23,7 @@ from bazarsim.core.cards import SEATS, format_card, format_cards, parse_card
 from bazarsim.core.errors import BazarsimError
 from bazarsim.dd.search import DEFAULT_TT_BITS, O_ALL, new_context
 from bazarsim.deals.generator import seed_key
+from bazarsim.players.alphamu import DEFAULT_CAP, DEFAULT_DEPTH, N_ST, decide_alphamu
 from bazarsim.players.pimc import (
     I_ALL,
     OBJECTIVES,
@@ -171,12 +172,18 @@ class _SearchPlayer(_KernelPlayer):
         objective = OBJECTIVES[self.objective]
 
         def search():
-            c, worlds = decide(me, hand, fixed, forbid, counts, gone, leader, tr, n, play, ctx,
-                               self.worlds, key, objective, side, np.int64(need), truth,
-                               values, scratch)
+            c, worlds = self._search(me, hand, fixed, forbid, counts, gone, leader, tr, n,
+                                     play, ctx, key, objective, side, np.int64(need), truth,
+                                     values, scratch)
             return c, worlds, values
 
         return search, taken
+
+    def _search(self, me, hand, fixed, forbid, counts, gone, leader, tr, n, play, ctx, key,
+                objective, side, need, truth, values, scratch):
+        """The kernel's decision on the view's arrays: (card, worlds used)."""
+        return decide(me, hand, fixed, forbid, counts, gone, leader, tr, n, play, ctx,
+                      self.worlds, key, objective, side, need, truth, values, scratch)
 
     def search_only(self, view: PlayerView):
         """A call that runs just this view's search (the kernel a play-out runs, with the
@@ -195,6 +202,39 @@ class PimcPlayer(_SearchPlayer):
 
     def decide(self, view: PlayerView) -> Decision:
         return self._decide(view, np.full(4, -1, np.int64))
+
+
+class AlphaMuPlayer(_SearchPlayer):
+    """Alpha-mu over ``worlds`` sampled worlds (the same worlds as PIMC's): its next
+    ``depth`` own moves one choice for the worlds it cannot tell apart, where PIMC lets
+    each world choose its own (:mod:`.alphamu`)."""
+
+    name = "alphamu"
+    code = 3
+
+    def __init__(self, worlds: int = DEFAULT_WORLDS, objective: str = "points", seed: int = 7,
+                 infer: int = I_ALL, depth: int = DEFAULT_DEPTH):
+        super().__init__(worlds, objective, seed, infer)
+        self.depth = check_depth(depth)
+        self.stats = np.zeros(N_ST, np.int64)
+
+    def decide(self, view: PlayerView) -> Decision:
+        return self._decide(view, np.full(4, -1, np.int64))
+
+    def _search(self, me, hand, fixed, forbid, counts, gone, leader, tr, n, play, ctx, key,
+                objective, side, need, truth, values, scratch):
+        return decide_alphamu(me, hand, fixed, forbid, counts, gone, leader, tr, n, play, ctx,
+                              self.worlds, key, objective, side, need, self.depth,
+                              DEFAULT_CAP, values, scratch, self.stats)
+
+
+def check_depth(depth: int) -> int:
+    """``--depth`` within 1 .. 8 (own moves kept common; 1 is PIMC)."""
+    if isinstance(depth, bool) or not isinstance(depth, int | np.integer) or not (
+            1 <= depth <= 8):
+        raise BazarsimError(f"--depth {depth}: use 1 .. 8 own moves (1 plays as PIMC)",
+                            str(depth))
+    return int(depth)
 
 
 class DDPlayer(_SearchPlayer):
@@ -278,4 +318,5 @@ class ScriptedPlayer:
         return Decision(card)
 
 
-PLAYERS = {"random": RandomPlayer, "pimc": PimcPlayer, "dd": DDPlayer}
+PLAYERS = {"random": RandomPlayer, "pimc": PimcPlayer, "alphamu": AlphaMuPlayer,
+           "dd": DDPlayer}

@@ -21,7 +21,9 @@ from bazarsim.core.contracts import KIND_NAMES
 from bazarsim.core.errors import BazarsimError
 from bazarsim.deals.generator import DealGenerator
 from bazarsim.players.batch import playout_tables
-from bazarsim.players.pimc import I_ALL, INFERENCES, PLAYER_KINDS
+from bazarsim.players.alphamu import DEFAULT_DEPTH
+from bazarsim.players.pimc import I_ALL, INFERENCES
+from bazarsim.players.playout_kernel import PLAYER_KINDS
 from bazarsim.players.players import DEFAULT_WORLDS
 from bazarsim.rules.rulesets import DEFAULT_RULESET, get_ruleset
 
@@ -29,27 +31,31 @@ from bazarsim.rules.rulesets import DEFAULT_RULESET, get_ruleset
 @dataclass(frozen=True)
 class Team:
     """A pair's card player: ``pimc`` (``worlds``, ``infer``: the ``I_*`` bits it uses),
-    ``dd`` (sees every card) or ``random``."""
+    ``alphamu`` (also ``depth``: its own moves kept common), ``dd`` (sees every card) or
+    ``random``."""
 
     player: str = "pimc"
     worlds: int = DEFAULT_WORLDS
     infer: int = I_ALL
+    depth: int = DEFAULT_DEPTH
 
     def __post_init__(self):
         if self.player not in PLAYER_KINDS:
-            raise BazarsimError(f"unknown player {self.player!r}: use pimc, dd or random")
+            raise BazarsimError(f"unknown player {self.player!r}: use pimc, alphamu, dd or "
+                                "random")
         if self.worlds < 1:
             raise BazarsimError(f"worlds must be at least 1, not {self.worlds}")
 
     @property
     def label(self) -> str:
-        if self.player != "pimc":
+        if self.player not in ("pimc", "alphamu"):
             return self.player
         off = [name for name, bit in INFERENCES.items() if not self.infer & bit]
-        return f"pimc-{self.worlds}" + ("".join(f" -{o}" for o in off))
+        depth = f" depth {self.depth}" if self.player == "alphamu" else ""
+        return f"{self.player}-{self.worlds}{depth}" + ("".join(f" -{o}" for o in off))
 
-    def seat(self) -> tuple[str, int, int]:
-        return self.player, self.worlds, self.infer
+    def seat(self) -> tuple[str, int, int, int]:
+        return self.player, self.worlds, self.infer, self.depth
 
 
 def playoff(team_a: Team, team_b: Team, deals: int = 200, seed: int = 7,

@@ -1,7 +1,7 @@
 """Whole deals played out by four players: :func:`play_deal` (the ``play`` command and the
 Python API) and :func:`card_points_needed` (what a contract asks of the card play).
 
-Built-in players are played inside the kernel (:func:`~.pimc.play_out`), as datasets
+Built-in players are played inside the kernel (:func:`~.playout_kernel.play_out`), as datasets
 play them; any other player (an object with ``decide(view)``) is asked card by card
 through :class:`~.view.PlayerView` objects, and built-in ones give the same cards either
 way (tests/test_players.py). A :class:`~.players.ScriptedPlayer` seat (a person's picks)
@@ -20,8 +20,11 @@ from bazarsim.dd.search import DEFAULT_TT_BITS, O_ALL, new_context
 from bazarsim.dd.solver import Solver
 from bazarsim.deals.generator import DEFAULT_SEED, seed_key
 from bazarsim.evaluate.hands import evaluate_deals, shown_cards
-from bazarsim.players.pimc import I_ALL, OBJECTIVES, PLAYER_KINDS, REC_DD, play_out
+from bazarsim.players.pimc import I_ALL, OBJECTIVES
+from bazarsim.players.playout_kernel import PLAYER_KINDS, REC_DD, play_out
+from bazarsim.players.alphamu import DEFAULT_DEPTH
 from bazarsim.players.players import (
+    AlphaMuPlayer,
     DEFAULT_WORLDS,
     AwaitingCard,
     DDPlayer,
@@ -112,8 +115,10 @@ def contract_to_play(rs, dealer: int, contract: str | None, declarer, contra: in
     return play_contract(contract, declarer, contra, rs), []
 
 
-def make_players(names, deal, worlds, objective, seed, infer=I_ALL) -> list:
-    """Player objects from names (``random``, ``dd``, ``pimc``) or objects, one a seat."""
+def make_players(names, deal, worlds, objective, seed, infer=I_ALL,
+                 depth: int = DEFAULT_DEPTH) -> list:
+    """Player objects from names (``random``, ``dd``, ``pimc``, ``alphamu``) or objects,
+    one a seat."""
     if isinstance(names, str):
         names = [x.strip() for x in names.split(",") if x.strip()]
     names = list(names)
@@ -133,8 +138,10 @@ def make_players(names, deal, worlds, objective, seed, infer=I_ALL) -> list:
             out.append(DDPlayer(deal, objective, seed))
         elif key == "pimc":
             out.append(PimcPlayer(worlds, objective, seed, infer))
+        elif key == "alphamu":
+            out.append(AlphaMuPlayer(worlds, objective, seed, infer, depth))
         else:
-            raise BazarsimError(f"unknown player {p!r}: use random, dd or pimc", p)
+            raise BazarsimError(f"unknown player {p!r}: use random, dd, pimc or alphamu", p)
     return out
 
 
@@ -142,13 +149,14 @@ def play_deal(deal, contract, by, players="pimc", worlds: int = DEFAULT_WORLDS,
               objective: str = "points", seed: int = DEFAULT_SEED, dealer=0,
               ruleset=DEFAULT_RULESET, contra: int = 0, infer: int = I_ALL,
               deal_index: int = 0, kernel: bool | None = None, auction=(),
-              on_card=None) -> dict:
+              on_card=None, depth: int = DEFAULT_DEPTH) -> dict:
     """Play one deal out: the 8 tricks, each decision with its per-card values, and the
     double-dummy N-S points of the deal after every card (taken + still to take with
     perfect play from there), with the points each card gave away against it.
 
     ``contract``: ``9H``, ``BK``...; ``by``: the declaring seat or side; ``players``: one
-    name or object for all seats, or four (N E S W). ``kernel``: play built-in players
+    name or object for all seats, or four (N E S W); ``depth``: alpha-mu's own moves kept
+    common. ``kernel``: play built-in players
     inside the kernel (default when all four are built in) or card by card. ``auction``:
     the calls that led to the contract (``(seat, Call)``), in every view for the players
     that listen (bazarsim.beliefs.listener). ``on_card(n)``: called with the cards played
@@ -172,11 +180,11 @@ def play_deal(deal, contract, by, players="pimc", worlds: int = DEFAULT_WORLDS,
     if objective == "contract" and (not is_scored(rs, con) or con.capot):
         raise BazarsimError("objective contract needs a contract with a level and no capot "
                             "(e.g. 9H); play capot bids for points")
-    objs = make_players(players, hands, worlds, objective, seed, infer)
+    objs = make_players(players, hands, worlds, objective, seed, infer, depth)
     for p in objs:
         if hasattr(p, "target"):
             p.target = target
-    builtin = all(type(p) in (RandomPlayer, DDPlayer, PimcPlayer) for p in objs)
+    builtin = all(type(p) in (RandomPlayer, DDPlayer, PimcPlayer, AlphaMuPlayer) for p in objs)
     if kernel is None:
         kernel = builtin
     if kernel and not builtin:
@@ -192,6 +200,7 @@ def play_deal(deal, contract, by, players="pimc", worlds: int = DEFAULT_WORLDS,
         shown = shown_cards(np.array(hands, np.uint32), dealer, kind, rs)[0]
         codes = np.array([PLAYER_KINDS[p.name] for p in objs], np.int64)[perm]
         n_worlds = np.array([getattr(p, "worlds", 1) for p in objs], np.int64)[perm]
+        depths = np.array([getattr(p, "depth", 1) for p in objs], np.int64)[perm]
         infers = np.array([getattr(p, "infer", infer) for p in objs], np.int64)[perm]
         cards = np.zeros(32, np.int64)
         seats = np.zeros(32, np.int64)
@@ -200,7 +209,7 @@ def play_deal(deal, contract, by, players="pimc", worlds: int = DEFAULT_WORLDS,
         dd = np.zeros(32, np.int64)
         play_out(np.array(hands, np.int64)[perm].copy(), int(clockwise_seats(leader, direction)),
                  play, compiled_rules(rs).bela_suit[kind].astype(np.int64),
-                 shown[perm].copy(), codes, n_worlds, OBJECTIVES[objective], con.side,
+                 shown[perm].copy(), codes, n_worlds, depths, OBJECTIVES[objective], con.side,
                  target, infers, np.uint64(seed_key(seed)), deal_index, kind, ctx, REC_DD,
                  cards, seats, used, values, dd, np.zeros(1, np.int64))
         history: list[tuple[int, int]] = []
@@ -249,7 +258,7 @@ def _to_play(history, leader, rs, kind) -> int:
 
 def _dd_after(hands, history, leader, rs, kind, ctx) -> int:
     """DD N-S points of the deal after ``history``: taken + the rest with perfect play."""
-    from bazarsim.players.pimc import ns_value_partial
+    from bazarsim.players.playout_kernel import ns_value_partial
 
     view = PlayerView(rs, Contract(0, kind, 0), 0, leader, 0, 0, list(history))
     taken = taken_points(view)[0]
@@ -270,7 +279,7 @@ def _dd_after(hands, history, leader, rs, kind, ctx) -> int:
 
 def _record(rs, con, dealer, leader, hands, steps, objs, worlds, objective, seed, target,
             decl, bela, ctx, waiting=None) -> dict:
-    from bazarsim.players.pimc import ns_value_partial
+    from bazarsim.players.playout_kernel import ns_value_partial
 
     direction = rs.play.direction
     perm = clockwise_seats(SEAT_ORDER, direction)
