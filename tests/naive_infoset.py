@@ -142,17 +142,22 @@ def pareto(vectors: list[tuple[float, ...]]) -> list[tuple[float, ...]]:
 
 
 def alpha_mu_front(worlds, alive: tuple[int, ...], me: int, leader: int, kind: str, rules,
-                   trick: Trick, step: int) -> list[tuple[float, ...]]:
+                   trick: Trick, step: int, own_left: int = 99) -> list[tuple[float, ...]]:
     """The Pareto front at a node: one vector (over the worlds ``alive`` there) for each
-    strategy of ``me`` worth keeping, its points from the start of the current trick."""
+    strategy of ``me`` worth keeping, its points from the start of the current trick.
+    ``own_left``: ``me``'s moves still one choice for all its worlds; at its next move
+    after them each world takes its double-dummy value (``me`` then sees the world)."""
     if len(trick) == 4:
         first = worlds[alive[0]]
         winner, gain = _close(trick, first, kind, me)
         if not any(first):
             return [tuple(float(gain) for _ in alive)]
         return [tuple(x + gain for x in v) for v in
-                alpha_mu_front(worlds, alive, me, winner, kind, rules, (), step)]
+                alpha_mu_front(worlds, alive, me, winner, kind, rules, (), step, own_left)]
     seat = _next(leader, trick, step)
+    if seat == me and own_left == 0:
+        return [tuple(float(_dd(worlds[w], me, leader, kind, rules, trick, step))
+                      for w in alive)]
 
     def child(card: str, where: tuple[int, ...]):
         sub = list(worlds)
@@ -161,7 +166,7 @@ def alpha_mu_front(worlds, alive: tuple[int, ...], me: int, leader: int, kind: s
             hands[seat] = _remove(hands[seat], card)
             sub[w] = tuple(hands)
         return alpha_mu_front(sub, where, me, leader, kind, rules, trick + ((seat, card),),
-                              step)
+                              step, own_left - (seat == me))
 
     if seat == me:  # one card for every world here
         moves = legal(list(worlds[alive[0]][me]), me, list(trick), kind, rules)
@@ -184,8 +189,10 @@ def alpha_mu_front(worlds, alive: tuple[int, ...], me: int, leader: int, kind: s
 
 
 def alpha_mu_values(worlds, me: int, leader: int, kind: str, rules, trick: Trick = (),
-                    step: int = 1) -> dict[str, float]:
-    """Each legal card of ``me``: the best mean over the worlds of its front."""
+                    step: int = 1, depth: int = 99) -> dict[str, float]:
+    """Each legal card of ``me``: the best mean over the worlds of its front (``depth``:
+    ``me``'s moves one choice for all worlds, this one included; later ones see the
+    world)."""
     hands = [tuple(tuple(h) for h in w) for w in worlds]
     alive = tuple(range(len(hands)))
     out = {}
@@ -196,7 +203,7 @@ def alpha_mu_values(worlds, me: int, leader: int, kind: str, rules, trick: Trick
             rest[me] = _remove(w[me], card)
             sub.append(tuple(rest))
         front = alpha_mu_front(sub, alive, me, leader, kind, rules,
-                               tuple(trick) + ((me, card),), step)
+                               tuple(trick) + ((me, card),), step, depth - 1)
         out[card] = max(sum(v) / len(v) for v in front)
     return out
 

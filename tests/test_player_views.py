@@ -30,7 +30,13 @@ from bazarsim.beliefs.listener import ListeningPimcPlayer
 from bazarsim.core.contracts import Contract
 from bazarsim.matches.policy import load_policy
 from bazarsim.players.pimc import I_ALL
-from bazarsim.players.players import DDPlayer, Decision, PimcPlayer, RandomPlayer
+from bazarsim.players.players import (
+    AlphaMuPlayer,
+    DDPlayer,
+    Decision,
+    PimcPlayer,
+    RandomPlayer,
+)
 from bazarsim.players.playout import card_points_needed, is_scored, side_bonuses
 from bazarsim.players.view import PlayerView
 from bazarsim.rules.auction import Auction
@@ -69,6 +75,7 @@ PLAYERS = {
     "pimc-4": lambda _deal: PimcPlayer(4, seed=SEED),
     "pimc-4, no inferences": lambda _deal: PimcPlayer(4, seed=SEED, infer=0),
     "pimc-4, listening": Listener,
+    "alphamu-4, depth 2": lambda _deal: AlphaMuPlayer(4, seed=SEED, depth=2),
 }
 
 

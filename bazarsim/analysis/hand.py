@@ -44,6 +44,8 @@ from bazarsim.deals.bidtime import HAND_CARDS, bid_time
 from bazarsim.deals.constraints import Constraints, parse_constraints, parse_fix
 from bazarsim.deals.generator import DEFAULT_SEED, DealGenerator
 from bazarsim.evaluate.hands import evaluate_deals
+from bazarsim.players.alphamu import DEFAULT_DEPTH
+from bazarsim.players.players import check_depth
 from bazarsim.rules.rulesets import Ruleset
 
 SEVENS = 0x01010101  # the 7 of each suit (bit = suit * 8 + rank, 7 lowest)
@@ -82,6 +84,8 @@ class HandQuery:
     contra: int = 0
     play: str = "dd"  # the play the bids are judged by: dd, or sd (four PIMC players)
     worlds: int = 20  # with play sd: the worlds of each PIMC decision
+    sd_player: str = "pimc"  # with play sd: who plays (pimc or alphamu, sd_depth deep)
+    sd_depth: int = DEFAULT_DEPTH
 
     @property
     def side(self) -> int:
@@ -92,7 +96,9 @@ class HandQuery:
                 "turned": format_cards(self.turned) if self.turned else None,
                 "seat": SEATS[self.seat], "dealer": SEATS[self.dealer],
                 "ruleset": self.ruleset.name, "play": self.play,
-                **({"worlds": self.worlds} if self.play == "sd" else {})}
+                **({"worlds": self.worlds} if self.play == "sd" else {}),
+                **({"players": self.sd_player, "depth": self.sd_depth}
+                   if self.play == "sd" and self.sd_player != "pimc" else {})}
 
 
 def _parse_hand_text(text: str) -> int:
@@ -106,7 +112,8 @@ def hand_query(ruleset: Ruleset, hand: str | int, seat: int, dealer: int,
                turned: str | None = None, fix: list[str] | None = None,
                where: list[str] | None = None, kinds: tuple[int, ...] | None = None,
                contra: str = "none", levels: list[int] | None = None, play: str = "dd",
-               worlds: int = 20) -> HandQuery:
+               worlds: int = 20, sd_player: str = "pimc",
+               sd_depth: int = DEFAULT_DEPTH) -> HandQuery:
     """Check the hand against the ruleset's bid time and the other constraints (one clear
     error for each mistake) and build the query."""
     rs = ruleset
@@ -152,8 +159,10 @@ def hand_query(ruleset: Ruleset, hand: str | int, seat: int, dealer: int,
     play = play_key(play)
     if int(worlds) < 1:
         raise BazarsimError(f"--worlds {worlds}: must be at least 1", str(worlds))
+    if sd_player not in ("pimc", "alphamu"):
+        raise BazarsimError(f"--players {sd_player}: use pimc or alphamu", sd_player)
     return HandQuery(rs, seat, dealer, mask, turned_bit, constraints, kinds, bids, contra_code,
-                     play, int(worlds))
+                     play, int(worlds), sd_player, check_depth(sd_depth))
 
 
 # --------------------------------------------------------------------------- per deal
@@ -409,7 +418,7 @@ def analyze(query: HandQuery, deals: int = 2000, seed: int = DEFAULT_SEED,
 
 def single_dummy_results(hands: np.ndarray, query: HandQuery, seed: int,
                          first: int) -> dict[str, np.ndarray]:
-    """The deals played out by four PIMC players, in the layout of the DD tables
+    """The deals played out by four hidden-card players, in the layout of the DD tables
     (``{K}_ns_points``, ``{K}_capot_ns`` / ``_ew``: who took every trick, ``{K}_total``)
     that :func:`score_sample` reads. Deal ``first + i`` keys its play, so the results do
     not depend on the batch."""
@@ -418,7 +427,8 @@ def single_dummy_results(hands: np.ndarray, query: HandQuery, seed: int,
     n = len(hands)
     sd = sd_tables(hands, dealer=query.dealer, ruleset=query.ruleset, kinds=query.kinds,
                    worlds=query.worlds, seed=seed,
-                   indices=np.arange(first, first + n, dtype=np.int64))
+                   indices=np.arange(first, first + n, dtype=np.int64),
+                   player=query.sd_player, depth=query.sd_depth)
     out = {}
     for kind in query.kinds:
         k = KIND_NAMES[kind]

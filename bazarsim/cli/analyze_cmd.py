@@ -28,10 +28,14 @@ from bazarsim.cli.common import (
     SeedOpt,
     WhereOpt,
     command,
+    depth_option,
+    depth_value,
     echo_wrapped,
     emit_records,
     load_ruleset,
     lower,
+    sd_player_option,
+    sd_player_value,
     worlds_option,
     worlds_value,
 )
@@ -125,6 +129,8 @@ def analyze_command(
         "card seen) or sd (single dummy: four PIMC players with hidden cards; about 0.2 s "
         "a deal and kind on one core).")] = "dd",
     worlds: worlds_option("With --play sd: ") = None,
+    players: sd_player_option("With --play sd: ") = "pimc",
+    depth: depth_option("With --play sd --players alphamu: ") = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
     html: Annotated[str | None, typer.Option(
         "--html", help="Also write a coach's page (.html): P(make) and expected score per "
@@ -173,7 +179,8 @@ def analyze_command(
     if auction is not None:
         given = {"--file": file, "--fix": fix, "--where": where, "--turned": turned,
                  "--precision": precision, "--contra": contra != "none" or None,
-                 "--all": every_bid or None}
+                 "--all": every_bid or None, "--players": players != "pimc" or None,
+                 "--depth": depth}
         bad = [k for k, v in given.items() if v]
         if bad:
             raise BazarsimError(f"{bad[0]} does not apply with --auction (the auction itself "
@@ -188,6 +195,8 @@ def analyze_command(
     if bad:
         raise BazarsimError(f"{bad[0]} needs --auction (the calls so far)", bad[0])
     worlds = worlds_value(worlds, play == "sd", "--play sd")
+    players = sd_player_value(players, play == "sd", "--play sd")
+    depth = depth_value(depth, players == "alphamu")
     check_run(deals, precision, confidence)
     check_html_data(html, data)
     if (hand is None) == (file is None):
@@ -203,7 +212,7 @@ def analyze_command(
                                     "first lead and the declarations' order depend on them")
             queries.append(hand_query(rs, ln.hand, parse_seat(ln.seat), parse_seat(ln.dealer),
                                       ln.turned, fix, where, kind_list, contra, play=play,
-                                      worlds=worlds))
+                                      worlds=worlds, sd_player=players, sd_depth=depth))
         except BazarsimError as exc:
             if ln.number:
                 raise BazarsimError(f"{file} line {ln.number}: {exc}") from None

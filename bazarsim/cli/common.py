@@ -16,7 +16,8 @@ from bazarsim.analysis.freq import frequency_table
 from bazarsim.core.errors import BazarsimError
 from bazarsim.core.ranges import parse_levels
 from bazarsim.deals.generator import DEFAULT_SEED, seed_number
-from bazarsim.players.players import DEFAULT_WORLDS, MAX_WORLDS, check_worlds
+from bazarsim.players.alphamu import DEFAULT_DEPTH
+from bazarsim.players.players import DEFAULT_WORLDS, MAX_WORLDS, check_depth, check_worlds
 from bazarsim.report.freq import frequency_records, frequency_sections, frequency_title
 from bazarsim.report.records import Format, render_records, to_json
 from bazarsim.rules.rulesets import (
@@ -32,7 +33,8 @@ __all__ = ["Format", "app", "command", "emit_json", "emit_records", "fail", "loa
            "DEFAULT_SEED", "RulesetOpt", "OptionOpt", "FixOpt", "WhereOpt", "FormatOpt", "SeedOpt",
            "DealerOpt", "KindsOpt", "BazarsimCommand", "BazarsimGroup", "ALIASES"]
 __all__ += ["seed_option", "parse_seed"]
-__all__ += ["echo_wrapped", "term_width", "check_writable", "worlds_option", "worlds_value"]
+__all__ += ["echo_wrapped", "term_width", "check_writable", "worlds_option", "worlds_value",
+            "depth_option", "depth_value", "sd_player_option", "sd_player_value"]
 
 # Old spellings still accepted (hidden from --help): old -> the one name used everywhere.
 # An alias applies in a command that has the new name (see BazarsimCommand.parse_args).
@@ -200,6 +202,46 @@ def worlds_value(worlds: int | None, used: bool = True, needs: str = "") -> int:
         raise BazarsimError(f"--worlds {worlds}: it applies only with {needs} (the PIMC "
                             "players' hidden deals)", str(worlds))
     return check_worlds(DEFAULT_WORLDS if worlds is None else worlds)
+
+
+def depth_option(when: str = ""):
+    """``--depth`` of the alpha-mu players: 1 .. 8; ``None`` when not given (refused where
+    no alpha-mu player plays, :func:`depth_value`)."""
+    return Annotated[int | None, typer.Option(
+        "--depth", show_default=False, help=f"{when}alpha-mu players: how many of their own "
+        "next cards are one choice for every hidden deal they cannot tell apart (PIMC lets "
+        f"each deal choose its own), 1 .. 8 (default {DEFAULT_DEPTH}; 1 plays as PIMC; each "
+        "more costs several times the time).")]
+
+
+def depth_value(depth: int | None, used: bool, needs: str = "alphamu") -> int:
+    """The alpha-mu depth to use: the default when not given; refused when given where no
+    alpha-mu player plays."""
+    if depth is not None and not used:
+        raise BazarsimError(f"--depth {depth}: it applies only to {needs} players",
+                            str(depth))
+    return check_depth(DEFAULT_DEPTH if depth is None else depth)
+
+
+SD_PLAYER_NAMES = ("pimc", "alphamu")
+
+
+def sd_player_option(when: str = ""):
+    """``--players`` of the single-dummy play-outs: pimc or alphamu for all four seats."""
+    return Annotated[str, typer.Option(
+        "--players", callback=lower, help=f"{when}who plays the deals out, at all four "
+        "seats: pimc (samples the hidden cards, then plays each sample double dummy) or "
+        "alphamu (the same samples, its next --depth cards one choice for the samples it "
+        "cannot tell apart; several times slower).")]
+
+
+def sd_player_value(player: str, used: bool, needs: str) -> str:
+    """The single-dummy player: checked, and refused when given where nothing plays."""
+    if player not in SD_PLAYER_NAMES:
+        raise BazarsimError(f"--players {player}: use pimc or alphamu", player)
+    if player != "pimc" and not used:
+        raise BazarsimError(f"--players {player}: it applies only with {needs}", player)
+    return player
 
 
 DealerOpt = Annotated[str, typer.Option("--dealer", "-d", help="Dealer seat N E S W.")]

@@ -16,6 +16,8 @@ from bazarsim.cli.common import (
     OptionOpt,
     RulesetOpt,
     command,
+    depth_option,
+    depth_value,
     emit_json,
     emit_records,
     load_ruleset,
@@ -34,9 +36,10 @@ from bazarsim.players.playout import contract_to_play, make_players, play_deal
 
 AUCTION = "auction"  # the auction inference's word in --infer
 
-PLAYERS_HELP = ("Who plays: pimc (sees its own cards, samples the hidden ones), dd (sees all "
-                "cards) or random; one for all seats or four for N,E,S,W, e.g. pimc,random,"
-                "pimc,random.")
+PLAYERS_HELP = ("Who plays: pimc (sees its own cards, samples the hidden ones and plays each "
+                "sample double dummy), alphamu (the same samples, its next --depth cards one "
+                "choice for the samples it cannot tell apart), dd (sees all cards) or random; "
+                "one for all seats or four for N,E,S,W, e.g. pimc,random,pimc,random.")
 
 
 def parse_infer(text: str) -> int:
@@ -90,7 +93,8 @@ def play_command(
         "--model", help="With --auction: the hand model behind the policies (default: the "
         "one shipped for the ruleset).")] = None,
     players: Annotated[str, typer.Option("--players", help=PLAYERS_HELP)] = "pimc",
-    worlds: worlds_option("PIMC players: exactly uniform ") = None,
+    worlds: worlds_option("PIMC and alpha-mu players: exactly uniform ") = None,
+    depth: depth_option() = None,
     objective: Annotated[str, typer.Option(
         "--objective", callback=lower, help="What PIMC players maximise: points (expected "
         "card points) or contract (the chance the contract is made).")] = "points",
@@ -130,7 +134,8 @@ def play_command(
     listen = listens(infer, auction)
     if objective not in ("points", "contract"):
         raise BazarsimError(f"--objective {objective!r}: use points or contract", objective)
-    seats = make_players(players, hands, worlds, objective, seed, bits)
+    depth = depth_value(depth, isinstance(players, str) and "alphamu" in players.lower())
+    seats = make_players(players, hands, worlds, objective, seed, bits, depth)
     if listen:
         from bazarsim.beliefs.evidence import load_hand_model, parse_seat_policies
         from bazarsim.beliefs.listener import ListeningPimcPlayer

@@ -17,8 +17,12 @@ from bazarsim.cli.common import (
     SeedOpt,
     WhereOpt,
     command,
+    depth_option,
+    depth_value,
     load_ruleset,
     lower,
+    sd_player_option,
+    sd_player_value,
     worlds_option,
     worlds_value,
 )
@@ -68,6 +72,8 @@ def simulate_command(
                   "trick): single-dummy results for `--play sd` and `table bias`. About 0.2 s a "
                   "deal and kind on one core at 20 worlds; beside --dd or alone.")] = False,
     worlds: worlds_option("With --sd: ") = None,
+    players: sd_player_option("With --sd: ") = "pimc",
+    depth: depth_option("With --sd --players alphamu: ") = None,
     auction: Annotated[str | None, typer.Option(
         "--auction", help="Bid every deal with this policy (careful, bold, a policy file; per "
         "seat: careful,E=bold) before playing it: columns auction, declarer, contract_* and "
@@ -104,6 +110,8 @@ def simulate_command(
     """
     rs = load_ruleset(ruleset, option)
     worlds = worlds_value(worlds, sd, "--sd")
+    players = sd_player_value(players, sd and auction is None, "--sd (without --auction)")
+    depth = depth_value(depth, players == "alphamu")
     if model is not None and auction is None:
         raise BazarsimError(f"--model {model}: it applies only with --auction", model)
     extra = None
@@ -125,7 +133,8 @@ def simulate_command(
     sim = Simulation(deals=deals, seed=seed, ruleset=rs, constraints=cons,
                      dealer=parse_dealer(dealer), kinds=parse_kinds(kinds, rs), chunk=chunk,
                      compression=compression, columns=columns, first=first, dd=dd,
-                     sd=worlds if sd and extra is None else 0, extra=extra)
+                     sd=worlds if sd and extra is None else 0, sd_player=players,
+                     sd_depth=depth, extra=extra)
     engine = None
     if scheduler is not None or workers is not None:
         engine = DaskEngine(scheduler=scheduler, workers=workers, timeout=connect_timeout)

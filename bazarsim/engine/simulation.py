@@ -35,7 +35,8 @@ from bazarsim.evaluate.hands import (
     evaluate_hands_kernel,
     points_and_declarations_kernel,
 )
-from bazarsim.players.players import DEFAULT_WORLDS, check_worlds
+from bazarsim.players.alphamu import DEFAULT_DEPTH
+from bazarsim.players.players import DEFAULT_WORLDS, check_depth, check_worlds
 from bazarsim.rules.compiled import compiled_rules
 from bazarsim.rules.rulesets import Ruleset, get_ruleset
 from bazarsim.store.parts import read_manifest_or_none, with_part_metadata
@@ -49,6 +50,7 @@ from bazarsim.store.schema import (
     TURNED,
 )
 
+SD_PLAYERS = ("pimc", "alphamu")  # who may play a dataset's single-dummy columns
 DEFAULT_CHUNK = 1 << 20
 # With DD tables (a few ms a deal) a chunk of 2^12 deals is 10 to 20 s of work: what a kill
 # can lose, and how often the progress bar moves.
@@ -111,7 +113,9 @@ class Simulation:
     first: int = 0  # first deal index: shards of one seed are runs over disjoint ranges
     writers: int = 2  # part files written in parallel per chunk (threads)
     dd: bool = False  # solve every deal's DD table (points and capot) for each kind
-    sd: int = 0  # worlds of the PIMC players that play every deal out for each kind; 0: none
+    sd: int = 0  # worlds of the players that play every deal out for each kind; 0: none
+    sd_player: str = "pimc"  # who plays them: pimc or alphamu (sd_depth: its own moves)
+    sd_depth: int = DEFAULT_DEPTH
     # record each seat's bid-time cards; None: where the ruleset's bid time is not the
     # whole hand (belote-fr, bela-hr); False: as datasets written before these columns
     bid_time: bool | None = None
@@ -123,6 +127,10 @@ class Simulation:
                           else DEFAULT_CHUNK)
         if self.sd:
             check_worlds(self.sd)
+        if self.sd_player not in SD_PLAYERS:
+            raise BazarsimError(f"--players {self.sd_player}: the single-dummy players are "
+                                f"{' or '.join(SD_PLAYERS)}", self.sd_player)
+        check_depth(self.sd_depth)
         if self.deals < 0:
             raise BazarsimError(f"--deals {self.deals}: must be >= 0")
         if self.first < 0:
@@ -170,10 +178,17 @@ class Simulation:
             "kinds": [KIND_NAMES[k] for k in self.kinds],
             "columns": self.columns,
             **({"dd": True} if self.dd else {}),  # absent before DD columns existed
-            **({"sd": {"players": "pimc", "worlds": self.sd}} if self.sd else {}),
+            **({"sd": self.sd_params()} if self.sd else {}),
             **({"bid_time": True} if self.bid_time else {}),  # absent: no bid-time columns
             **({self.extra.key: self.extra.params()} if self.extra is not None else {}),
         }
+
+    def sd_params(self) -> dict:
+        """The manifest's ``sd`` entry (alpha-mu's depth only where it plays)."""
+        out = {"players": self.sd_player, "worlds": self.sd}
+        if self.sd_player == "alphamu":
+            out["depth"] = self.sd_depth
+        return out
 
     def check_feasible(self) -> None:
         """Refuse constraints that almost no deal meets (instead of dealing forever)."""
@@ -274,7 +289,8 @@ class Simulation:
         from bazarsim.players.batch import sd_tables
 
         sd = sd_tables(hands, dealer=dealers, ruleset=self.ruleset, kinds=self.kinds,
-                       worlds=self.sd, seed=self.seed, indices=index)
+                       worlds=self.sd, seed=self.seed, indices=index,
+                       player=self.sd_player, depth=self.sd_depth)
         cols = {}
         for kind in self.kinds:
             k = KIND_NAMES[kind]
@@ -307,6 +323,8 @@ class Simulation:
                   kinds=tuple(parse_kind(k) for k in params["kinds"]),
                   columns=params["columns"], dd=params.get("dd", False),
                   sd=params.get("sd", {}).get("worlds", 0),
+                  sd_player=params.get("sd", {}).get("players", "pimc"),
+                  sd_depth=params.get("sd", {}).get("depth", DEFAULT_DEPTH),
                   bid_time=params.get("bid_time", False), extra=extra, **engine)
         unknown = sorted(set(params) - set(sim.params()))
         if unknown:

@@ -42,6 +42,10 @@ from bazarsim.rules.play import legal_cards
 
 DEFAULT_DEPTH = 2  # own moves kept common across the worlds
 DEFAULT_CAP = 24  # vectors a front keeps
+# The player searches from this trick on and plays PIMC's card before it: in the first
+# two tricks the search costs 10-40x PIMC-20's time (reports/card-play-notes.md), beyond
+# the budget of a decision, and there its card seldom differs from PIMC's.
+FROM_TRICK = 3
 
 # stats slots: search nodes, double-dummy leaves, fronts cut to the cap, widest front,
 # root cards not searched (PIMC's value, an upper bound, below a value already reached)
@@ -259,8 +263,11 @@ def alphamu_values(me, worlds, gone, leader, trick, n, play, ctx, depth, objecti
             cards[m] = c
             keys[m] = -_mine(bound[c], me, objective, decl_side, k, root_total)
             m += 1
-    order = np.argsort(keys[:m], kind="mergesort")
     sums = bound.copy()
+    if depth <= 1:  # PIMC: the bounds are the values
+        return choose_card(me, legal, sums, float(k), gone, play, objective, decl_side,
+                           values)
+    order = np.argsort(keys[:m], kind="mergesort")
     best = -1.0
     for i in order:
         c = cards[i]
@@ -299,7 +306,8 @@ def decide_alphamu(me, own, fixed, forbid, counts, gone, leader, trick, n, play,
                    stats):
     """Seat ``me``'s card by alpha-mu over worlds drawn as :func:`~.pimc.decide` draws
     them (the same stream, so the same worlds); arguments as there, with ``depth`` and
-    ``cap``. Returns (card, worlds used; -1 when no world fits, 0 for a forced card)."""
+    ``cap``; before trick :data:`FROM_TRICK`, PIMC's card on those worlds. Returns (card,
+    worlds used; -1 when no world fits, 0 for a forced card)."""
     values[:] = np.nan
     legal = legal_cards(own, trick, n, play.strength, play.above, play.rules)
     if popcount32(legal) == 1:
@@ -311,6 +319,8 @@ def decide_alphamu(me, own, fixed, forbid, counts, gone, leader, trick, n, play,
     k = draw_worlds(me, own, fixed, forbid, counts, played, n_worlds, key, scratch, drawn)
     if k == 0:
         return np.int64(-1), np.int64(-1)
+    if popcount32(gone) < 4 * (FROM_TRICK - 1):
+        depth = np.int64(1)
     c = alphamu_values(me, drawn[:k], gone, leader, trick, n, play, ctx, depth, objective,
                        decl_side, need, cap, True, values, stats)
     return c, k

@@ -22,8 +22,8 @@ from bazarsim.deals.generator import seed_key
 from bazarsim.evaluate.hands import shown_cards_kernel
 from bazarsim.players.alphamu import DEFAULT_DEPTH
 from bazarsim.players.pimc import I_ALL, O_POINTS
-from bazarsim.players.playout_kernel import PLAYER_KINDS, REC_NONE, play_out
 from bazarsim.players.players import DEFAULT_WORLDS
+from bazarsim.players.playout_kernel import PLAYER_KINDS, REC_NONE, play_out
 from bazarsim.rules.compiled import compiled_rules
 from bazarsim.rules.play import SEAT_ORDER, clockwise_seats
 from bazarsim.rules.rulesets import DEFAULT_RULESET, get_ruleset
@@ -132,8 +132,8 @@ def playout_tables(deals, seats, dealer=0, ruleset=DEFAULT_RULESET, kinds=None,
     tricks = np.zeros((len(hands), len(kinds)), np.int8)
     next_item = np.zeros(1, np.int64)
     args = (hands, leaders, np.ascontiguousarray(idx), play_by_kind(rs, kinds), bela, shown,
-            np.asarray(kinds, np.int64), players, n_worlds, depths, infer, np.uint64(seed_key(seed)),
-            tt_bits, next_item, ns, tricks)
+            np.asarray(kinds, np.int64), players, n_worlds, depths, infer,
+            np.uint64(seed_key(seed)), tt_bits, next_item, ns, tricks)
     threads = min(nb.get_num_threads(), ns.size)
     if threads <= 1:
         playout_tables_kernel(*args)

@@ -23,13 +23,20 @@ from bazarsim.core.cards import SEATS, format_card, format_cards, parse_card
 from bazarsim.core.errors import BazarsimError
 from bazarsim.dd.search import DEFAULT_TT_BITS, O_ALL, new_context
 from bazarsim.deals.generator import seed_key
-from bazarsim.players.alphamu import DEFAULT_CAP, DEFAULT_DEPTH, N_ST, decide_alphamu
+from bazarsim.players.alphamu import (
+    DEFAULT_CAP,
+    DEFAULT_DEPTH,
+    N_ST,
+    alphamu_values,
+    decide_alphamu,
+)
 from bazarsim.players.pimc import (
     I_ALL,
     OBJECTIVES,
     decide,
     decision_key,
     draw_index,
+    draw_worlds,
     new_scratch,
     trick_result,
 )
@@ -220,6 +227,38 @@ class AlphaMuPlayer(_SearchPlayer):
 
     def decide(self, view: PlayerView) -> Decision:
         return self._decide(view, np.full(4, -1, np.int64))
+
+    def compare(self, view: PlayerView) -> dict:
+        """Every legal card valued both ways on the same worlds (those this player's
+        decision draws): ``pimc`` (later cards chosen knowing the world) and ``alphamu``
+        (the next ``depth`` own cards one choice across the worlds, from the first trick:
+        the player's search where it plays, and before), as :class:`Decision` values are
+        (a deal's N-S points, or a chance); and the cards each would play. Alpha-mu's
+        value is exact for the cards both would play; another card whose PIMC value is
+        already below alpha-mu's best keeps that value, an upper bound of its own. What
+        the strategy-fusion study measures."""
+        me, fixed, forbid, counts, gone, leader, tr, n, key = self._kernel_view(view)
+        ctx, scratch = self._context()
+        play = contract_play(view.ruleset, view.kind)
+        taken, side, need = self._needed(view)
+        played = gone
+        for c in tr[:n]:
+            played |= 1 << int(c)
+        drawn = np.zeros((self.worlds, 4), np.int64)
+        k = draw_worlds(me, np.int64(view.hand), fixed, forbid, counts, np.int64(played),
+                        self.worlds, key, scratch, drawn)
+        if k == 0:
+            raise BazarsimError("no deal is consistent with this view (check the history)")
+        out = {"worlds": int(k)}
+        for name, depth in (("pimc", 1), ("alphamu", self.depth)):
+            values = np.empty(32, np.float64)
+            card = alphamu_values(me, drawn[:k], gone, leader, tr, n, play, ctx,
+                                  np.int64(depth), np.int64(OBJECTIVES[self.objective]), side,
+                                  np.int64(need), np.int64(DEFAULT_CAP), True, values,
+                                  self.stats)
+            out[name] = self._card_values(values, taken)
+            out[f"{name}_card"] = int(card)
+        return out
 
     def _search(self, me, hand, fixed, forbid, counts, gone, leader, tr, n, play, ctx, key,
                 objective, side, need, truth, values, scratch):

@@ -20,11 +20,11 @@ import numpy as np
 from bazarsim.core.contracts import KIND_NAMES
 from bazarsim.core.errors import BazarsimError
 from bazarsim.deals.generator import DealGenerator
-from bazarsim.players.batch import playout_tables
 from bazarsim.players.alphamu import DEFAULT_DEPTH
+from bazarsim.players.batch import playout_tables
 from bazarsim.players.pimc import I_ALL, INFERENCES
-from bazarsim.players.playout_kernel import PLAYER_KINDS
 from bazarsim.players.players import DEFAULT_WORLDS
+from bazarsim.players.playout_kernel import PLAYER_KINDS
 from bazarsim.rules.rulesets import DEFAULT_RULESET, get_ruleset
 
 

@@ -20,12 +20,11 @@ from bazarsim.dd.search import DEFAULT_TT_BITS, O_ALL, new_context
 from bazarsim.dd.solver import Solver
 from bazarsim.deals.generator import DEFAULT_SEED, seed_key
 from bazarsim.evaluate.hands import evaluate_deals, shown_cards
-from bazarsim.players.pimc import I_ALL, OBJECTIVES
-from bazarsim.players.playout_kernel import PLAYER_KINDS, REC_DD, play_out
 from bazarsim.players.alphamu import DEFAULT_DEPTH
+from bazarsim.players.pimc import I_ALL, OBJECTIVES
 from bazarsim.players.players import (
-    AlphaMuPlayer,
     DEFAULT_WORLDS,
+    AlphaMuPlayer,
     AwaitingCard,
     DDPlayer,
     PimcPlayer,
@@ -33,6 +32,7 @@ from bazarsim.players.players import (
     check_worlds,
     taken_points,
 )
+from bazarsim.players.playout_kernel import PLAYER_KINDS, REC_DD, play_out
 from bazarsim.players.view import PlayerView
 from bazarsim.rules.auction import parse_contract, run_auction
 from bazarsim.rules.compiled import compiled_rules
