@@ -43,8 +43,8 @@ from bazarsim.players.pimc import (
     draw_index,
     new_scratch,
 )
-from bazarsim.players.playout_kernel import P_DD, P_PIMC, P_RANDOM, REC_CARDS, play_out
 from bazarsim.players.playout import play_deal
+from bazarsim.players.playout_kernel import P_DD, P_PIMC, P_RANDOM, REC_CARDS, play_out
 from bazarsim.players.view import PlayerView
 from bazarsim.players.worlds import all_worlds, view_arrays
 from bazarsim.rules.auction import parse_contract
