@@ -71,6 +71,7 @@ _LAZY = {
     "play_deal": "bazarsim.players.playout",
     "PlayerView": "bazarsim.players.view",
     "PimcPlayer": "bazarsim.players.players",
+    "AlphaMuPlayer": "bazarsim.players.players",
     "Decision": "bazarsim.players.players",
     "DDPlayer": "bazarsim.players.players",
     "RandomPlayer": "bazarsim.players.players",

@@ -23,7 +23,7 @@ import time
 from bazarsim.core.cards import SEATS, parse_card
 from bazarsim.core.contracts import KIND_NAMES
 from bazarsim.deals.generator import DealGenerator
-from bazarsim.players.players import PimcPlayer
+from bazarsim.players.players import AlphaMuPlayer, PimcPlayer
 from bazarsim.players.playout import play_contract, play_deal
 from bazarsim.players.view import PlayerView
 from bazarsim.rules.rulesets import get_ruleset
@@ -34,7 +34,9 @@ GROUP = "card play by trick"
 WORLDS = 20
 RULESET = "bazar"
 SEED = 67
-PLAYERS = {f"PIMC-{WORLDS}": lambda: PimcPlayer(WORLDS, "points", SEED)}
+PLAYERS = {f"PIMC-{WORLDS}": lambda: PimcPlayer(WORLDS, "points", SEED),
+           f"alpha-mu-{WORLDS} depth 2": lambda: AlphaMuPlayer(WORLDS, "points", SEED, depth=2)}
+BASE = f"PIMC-{WORLDS}"  # the yardstick: each other player's time is also given against it
 
 
 def positions(n_deals: int) -> list[tuple]:
@@ -98,4 +100,18 @@ def collect(quick: bool) -> list[dict]:
         rows.append(row(GROUP, f"{name} decisions of a whole deal",
                         sum(ms for _t, ms, _c in log) / n_deals, "ms",
                         f"mean of {n_deals} deals, the 32 decisions' times summed; {how}"))
+    base = logs[BASE]
+    for name, log in logs.items():
+        if name == BASE:
+            continue
+        for t in range(1, 8):
+            mine = [ms for tr, ms, c in log if tr == t and c]
+            theirs = [ms for tr, ms, c in base if tr == t and c]
+            if mine and theirs:
+                rows.append(row(GROUP, f"{name} / {BASE} time a decision, trick {t}",
+                                statistics.median(mine) / statistics.median(theirs), "x",
+                                f"ratio of the medians of the decisions with a choice; {how}"))
+        rows.append(row(GROUP, f"{name} / {BASE} time of a whole deal",
+                        sum(ms for _t, ms, _c in log) / sum(ms for _t, ms, _c in base), "x",
+                        f"the 32 decisions' times summed over {n_deals} deals, ratio; {how}"))
     return rows

@@ -74,6 +74,16 @@ FIGURES: dict[str, Figure] = {
     "pimc-trick4-ms": Figure(PLAY, "bazarsim PIMC search, trick 4", lambda v: f"{v:.1f}"),
     "pimc-colver-playout-x": Figure(PLAY, "bazarsim (1 thread) / colver per play-out",
                                     lambda v: f"{v:.0f}"),
+    # alpha-mu against PIMC-20, the same positions (benchmarks/bench_pimc_tricks.py)
+    "alphamu-deal-x": Figure("card play by trick",
+                             "alpha-mu-20 depth 2 / PIMC-20 time of a whole deal",
+                             lambda v: f"{v:.1f}"),
+    "alphamu-trick3-x": Figure("card play by trick",
+                               "alpha-mu-20 depth 2 / PIMC-20 time a decision, trick 3",
+                               lambda v: f"{v:.0f}"),
+    "alphamu-trick5-x": Figure("card play by trick",
+                               "alpha-mu-20 depth 2 / PIMC-20 time a decision, trick 5",
+                               lambda v: f"{v:.0f}"),
     # duplicate match play-offs to 301 (benchmarks/bench_match.py)
     "match-10k-s": Figure(MATCH, "10,000 pairs to 301, 2 processes", lambda v: f"{v:.0f}"),
     "match-per-s": Figure(MATCH, "matches a second, 1 process", lambda v: f"{v:.0f}"),

@@ -264,3 +264,35 @@ def test_bad_depth_and_players_are_refused():
     r = runner.invoke(app, ["analyze", "AJ9.K7.Q.T8", "--seat", "S", "--dealer", "E",
                             "--players", "alphamu"])
     assert r.exit_code != 0 and "only with --play sd" in r.output
+
+
+def test_sd_dataset_and_analyze_with_alphamu(tmp_path):
+    """``simulate --sd --players alphamu``: the manifest says who played, and each deal's
+    column is play_deal's result with four alpha-mu players (same seed and index);
+    ``analyze --play sd --players alphamu`` says who played and reads the same play-outs
+    too."""
+    import json
+
+    import pandas as pd
+
+    out = tmp_path / "am"
+    r = runner.invoke(app, ["simulate", "-n", "4", "-s", "5", "--kinds", "H", "--sd", "-w",
+                            "2", "--players", "alphamu", "--depth", "2", "-q", "--out",
+                            str(out)])
+    assert r.exit_code == 0, r.output
+    manifest = json.loads((out / "_run.json").read_text())
+    assert manifest.get("params", manifest)["sd"] == {"players": "alphamu", "worlds": 2,
+                                                      "depth": 2}
+    df = pd.read_parquet(out).sort_values("index").reset_index(drop=True)
+    rs = get_ruleset("bazar")
+    for _i, row in df.iterrows():
+        deal = [int(row[s]) for s in "NESW"]
+        rec = play_deal(deal, "H", "N", "alphamu", 2, seed=5, dealer=int(row["dealer"]),
+                        ruleset=rs, deal_index=int(row["index"]))
+        assert rec["ns_points"] == row["H_sd_ns"]
+    r = runner.invoke(app, ["analyze", "AJ9.K7.Q.T8", "--seat", "S", "--dealer", "E", "-n",
+                            "4", "--kinds", "H", "--play", "sd", "-w", "2", "--players",
+                            "alphamu", "-q", "-f", "json"])
+    assert r.exit_code == 0, r.output
+    rows = json.loads(r.output)
+    assert rows and all(x["players"] == "alphamu" and x["depth"] == 2 for x in rows)

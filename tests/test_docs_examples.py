@@ -2,9 +2,10 @@
 
 Each ``$ bazarsim ...`` line of a ``console`` block is run in document order, in one
 scratch directory (so ``runs/dd7`` made by one example is read by the next), in this
-process through the Typer app. Sizes are scaled down by one setting, :data:`MAX_DEALS`:
-every ``-n``/``--deals`` above it is cut to it, and given where an example leaves it at
-its default (``--workers`` is cut to :data:`MAX_WORKERS`), so
+process through the Typer app. Sizes are scaled down by one setting, :data:`MAX_DEALS`
+(:data:`MAX_SD_DEALS` where the deals are played out with hidden cards, 10 times the
+work a deal): every ``-n``/``--deals`` above it is cut to it, and given where an example
+leaves it at its default (``--workers`` is cut to :data:`MAX_WORKERS`), so
 the examples check what they print, not the figures a full-size run gives.
 
 What an example shows is checked against what it prints now:
@@ -35,6 +36,7 @@ from bazarsim.cli import app
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 MAX_DEALS = 300  # the one setting that scales every example down
+MAX_SD_DEALS = 60  # and the examples that play deals out with hidden cards (--sd, --play sd)
 MAX_WORKERS = 2
 MAX_PAIRS = 10  # match pairs of `match` and `equity` examples
 # Input files the examples name, as a reader would have them.
@@ -99,12 +101,13 @@ SIZE_OPTIONS = {"analyze": "-n"}
 
 def scaled(args: list[str]) -> list[str]:
     out = list(args)
+    most = MAX_SD_DEALS if "--sd" in out or "--play sd" in " ".join(out) else MAX_DEALS
     size = SIZE_OPTIONS.get(out[0])
     if size and size not in out and "--deals" not in out:
-        out += [size, str(MAX_DEALS)]
+        out += [size, str(most)]
     for i, a in enumerate(out[:-1]):
-        if a in ("-n", "--deals") and int(out[i + 1]) > MAX_DEALS:
-            out[i + 1] = str(MAX_DEALS)
+        if a in ("-n", "--deals") and int(out[i + 1]) > most:
+            out[i + 1] = str(most)
         if a in ("-m", "--matches") and int(out[i + 1]) > MAX_PAIRS:
             out[i + 1] = str(MAX_PAIRS)
         if a == "--workers" and int(out[i + 1]) > MAX_WORKERS:
