@@ -1,4 +1,5 @@
-"""Time per card-play decision, trick by trick: PIMC-20, the yardstick of issue 67.
+"""Time per card-play decision, trick by trick: PIMC-20, the yardstick of issue 67, and
+alpha-mu beside it (also as a ratio to PIMC-20 by trick and over a whole deal).
 
 A player beyond PIMC may cost at most 10x PIMC-20's time per decision, and its cost, like
 PIMC's, falls as the cards do: so the time is given per trick, on the same positions for

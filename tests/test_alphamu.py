@@ -67,13 +67,14 @@ class Kernel:
         self.total = sum(NP.points(c, kind) for h in worlds[0] for c in h) + sum(
             NP.points(c, kind) for _s, c in trick) + NP.LAST_TRICK
 
-    def values(self, depth, objective=O_POINTS, decl_side=0, need=0, prune=False):
+    def values(self, depth, objective=O_POINTS, decl_side=0, need=0, prune=False,
+               budget=10**9):
         """(card, values by reference card name) of alpha-mu at ``depth``."""
         values = np.empty(32)
         card = alphamu_values(np.int64(self.me), self.worlds, np.int64(self.gone),
                               np.int64(self.leader), self.trick, np.int64(self.n), self.play,
                               CTX, np.int64(depth), np.int64(objective), np.int64(decl_side),
-                              np.int64(need), np.int64(10**6), prune, values,
+                              np.int64(need), np.int64(10**6), prune, np.int64(budget), values,
                               np.zeros(N_ST, np.int64))
         return int(card), values
 
@@ -146,7 +147,8 @@ def test_depth_limited_equals_the_reference_cut_at_that_depth():
 
 
 def test_depth_one_is_pimc_and_the_root_cut_keeps_the_card():
-    """Depth 1 equals the PIMC kernel's values on the same worlds; with the root cut,
+    """Depth 1 equals the PIMC kernel's values on the same worlds, and so does any depth
+    with no node budget left (the bound on a decision's time); with the root cut,
     the same card as without, the searched cards' values unchanged and the others kept
     at their PIMC value (an upper bound, below the chosen card's)."""
     cut = 0
@@ -160,6 +162,8 @@ def test_depth_one_is_pimc_and_the_root_cut_keeps_the_card():
                                O_POINTS, 0, np.int64(0), pv)
         assert card1 == card_p
         np.testing.assert_array_equal(v1, pv)
+        _c, spent = k.values(3, budget=0)  # no node to search: each world on its own
+        np.testing.assert_array_equal(spent, v1)
         card, full = k.values(3)
         card_c, pruned = k.values(3, prune=True)
         assert card_c == card

@@ -339,10 +339,15 @@ def check_play(manifest: dict, play: str, out) -> str:
 
 
 def play_name(play: str, manifest: dict | None = None) -> str:
-    """``double dummy``, or ``single dummy, PIMC 20 worlds`` with the run's manifest."""
+    """``double dummy``, or ``single dummy, PIMC 20 worlds`` (``alpha-mu 20 worlds, depth
+    2``) with the run's manifest."""
     name = PLAYS[play][1]
     sd = (manifest or {}).get("sd") if play == "sd" else None
-    return f"{name}, {sd['players'].upper()} {sd['worlds']} worlds" if sd else name
+    if not sd:
+        return name
+    if sd["players"] == "alphamu":
+        return f"{name}, alpha-mu {sd['worlds']} worlds, depth {sd['depth']}"
+    return f"{name}, {sd['players'].upper()} {sd['worlds']} worlds"
 
 
 @dataclass

@@ -19,7 +19,9 @@ reaching the end of the deal is the exact value of the information set for this 
 (tests/naive_infoset.py is the plain reference).
 
 A front holds at most ``cap`` vectors: beyond, those of lowest mean are dropped and
-counted in ``stats[ST_CAPPED]`` (a cut that can only lower a card's value).
+counted in ``stats[ST_CAPPED]`` (a cut that can only lower a card's value). A decision
+visits at most :data:`NODE_BUDGET` nodes; past them the rest is valued world by world, as
+PIMC would (counted in ``stats[ST_OVER]``), so that its time is bounded.
 """
 
 from __future__ import annotations
@@ -46,11 +48,17 @@ DEFAULT_CAP = 24  # vectors a front keeps
 # two tricks the search costs 10-40x PIMC-20's time (reports/card-play-notes.md), beyond
 # the budget of a decision, and there its card seldom differs from PIMC's.
 FROM_TRICK = 3
+# Search nodes a decision may visit: past them every node still to search is valued world
+# by world double dummy (PIMC's way), so that no position takes minutes. The player's
+# decisions stay far below it (tens of thousands at most from trick 3); the first lead of
+# an open hand without its root cut can pass 50,000.
+NODE_BUDGET = 400_000
 
 # stats slots: search nodes, double-dummy leaves, fronts cut to the cap, widest front,
-# root cards not searched (PIMC's value, an upper bound, below a value already reached)
-ST_NODES, ST_LEAVES, ST_CAPPED, ST_WIDEST, ST_PRUNED = 0, 1, 2, 3, 4
-N_ST = 5
+# root cards not searched (PIMC's value, an upper bound, below a value already reached),
+# nodes valued double dummy because the decision's node budget was spent
+ST_NODES, ST_LEAVES, ST_CAPPED, ST_WIDEST, ST_PRUNED, ST_OVER = 0, 1, 2, 3, 4, 5
+N_ST = 6
 
 
 @nb.njit(cache=True)
@@ -117,10 +125,11 @@ def _hands_of(worlds, w, played, out):
 
 @nb.njit(cache=True)
 def after_card(me, worlds, idx, leader, trick, n, played, acc_ns, own_left, c, root_total,
-               objective, decl_side, need, cap, play, ctx, stats):
+               objective, decl_side, need, cap, limit, play, ctx, stats):
     """The front after card ``c`` is played as card ``n`` of the trick (by the seat to
     play) in the worlds ``idx`` (``worlds``: the hands at the root, ``played``: the cards
-    played since), ``own_left`` of ``me``'s moves still to keep common."""
+    played since), ``own_left`` of ``me``'s moves still to keep common; past ``limit``
+    nodes in ``stats`` every node is valued world by world."""
     stats[ST_NODES] += 1
     n_w = worlds.shape[0]
     tr = trick_copy(trick, n)
@@ -137,7 +146,9 @@ def after_card(me, worlds, idx, leader, trick, n, played, acc_ns, own_left, c, r
         leader = w
         n = 0
     seat = (leader + n) % 4
-    if idx.shape[0] == 1 or (seat == me and own_left == 0) or (
+    over = stats[ST_NODES] > limit
+    stats[ST_OVER] += over
+    if idx.shape[0] == 1 or (seat == me and own_left == 0) or over or (
             hands[0] | hands[1] | hands[2] | hands[3] == 0):
         leaf = np.zeros((1, n_w), np.int64)
         for w in idx:
@@ -153,7 +164,8 @@ def after_card(me, worlds, idx, leader, trick, n, played, acc_ns, own_left, c, r
             d = lowest_bit(legal)
             legal &= legal - 1
             sub = after_card(me, worlds, idx, leader, tr, n, played, acc_ns, own_left - 1, d,
-                             root_total, objective, decl_side, need, cap, play, ctx, stats)
+                             root_total, objective, decl_side, need, cap, limit, play, ctx,
+                             stats)
             front = pareto(np.concatenate((front, sub)), idx, cap, stats)
         return front
     # another seat: each card a child over the worlds where it is legal
@@ -179,7 +191,7 @@ def after_card(me, worlds, idx, leader, trick, n, played, acc_ns, own_left, c, r
                 sub_idx[j] = idx[i]
                 j += 1
         sub = after_card(me, worlds, sub_idx, leader, tr, n, played, acc_ns, own_left, d,
-                         root_total, objective, decl_side, need, cap, play, ctx, stats)
+                         root_total, objective, decl_side, need, cap, limit, play, ctx, stats)
         if front.shape[0] == 0:
             front = sub
         else:
@@ -225,7 +237,7 @@ def _combine(front, sub, covered, sub_idx, best_for_me, idx, cap, stats):
 
 @nb.njit(cache=True)
 def alphamu_values(me, worlds, gone, leader, trick, n, play, ctx, depth, objective,
-                   decl_side, need, cap, prune, values, stats):
+                   decl_side, need, cap, prune, budget, values, stats):
     """Seat ``me``'s card over the ``worlds`` (``[k, 4]``: the hands left, ``me``'s the
     same in each), its next ``depth`` own moves common across the worlds it cannot tell
     apart; ``values`` as :func:`~.pimc.decide` fills them (mean N-S points from the trick's
@@ -234,7 +246,8 @@ def alphamu_values(me, worlds, gone, leader, trick, n, play, ctx, depth, objecti
     Cards are searched in the order of PIMC's values on the same worlds, which bound
     theirs from above; with ``prune`` a card whose bound is below a value already reached
     is not searched and keeps its bound (``values`` then holds PIMC's value for it: still
-    below the card chosen, which is the same as without ``prune``)."""
+    below the card chosen, which is the same as without ``prune``). Past ``budget`` nodes
+    the rest is valued world by world (budget 0: PIMC's values)."""
     values[:] = np.nan
     k = worlds.shape[0]
     legal = legal_cards(worlds[0, me], trick, n, play.strength, play.above, play.rules)
@@ -268,6 +281,7 @@ def alphamu_values(me, worlds, gone, leader, trick, n, play, ctx, depth, objecti
         return choose_card(me, legal, sums, float(k), gone, play, objective, decl_side,
                            values)
     order = np.argsort(keys[:m], kind="mergesort")
+    limit = stats[ST_NODES] + budget
     best = -1.0
     for i in order:
         c = cards[i]
@@ -275,8 +289,8 @@ def alphamu_values(me, worlds, gone, leader, trick, n, play, ctx, depth, objecti
             stats[ST_PRUNED] += 1
             continue
         front = after_card(me, worlds, idx, leader, trick, n, np.int64(0), np.int64(0),
-                           depth - 1, c, root_total, objective, decl_side, need, cap, play,
-                           ctx, stats)
+                           depth - 1, c, root_total, objective, decl_side, need, cap, limit,
+                           play, ctx, stats)
         top = np.int64(-1)
         for r in range(front.shape[0]):
             s = np.int64(0)
@@ -322,5 +336,5 @@ def decide_alphamu(me, own, fixed, forbid, counts, gone, leader, trick, n, play,
     if popcount32(gone) < 4 * (FROM_TRICK - 1):
         depth = np.int64(1)
     c = alphamu_values(me, drawn[:k], gone, leader, trick, n, play, ctx, depth, objective,
-                       decl_side, need, cap, True, values, stats)
+                       decl_side, need, cap, True, np.int64(NODE_BUDGET), values, stats)
     return c, k

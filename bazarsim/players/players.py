@@ -27,6 +27,7 @@ from bazarsim.players.alphamu import (
     DEFAULT_CAP,
     DEFAULT_DEPTH,
     N_ST,
+    NODE_BUDGET,
     alphamu_values,
     decide_alphamu,
 )
@@ -254,7 +255,8 @@ class AlphaMuPlayer(_SearchPlayer):
             values = np.empty(32, np.float64)
             card = alphamu_values(me, drawn[:k], gone, leader, tr, n, play, ctx,
                                   np.int64(depth), np.int64(OBJECTIVES[self.objective]), side,
-                                  np.int64(need), np.int64(DEFAULT_CAP), True, values,
+                                  np.int64(need), np.int64(DEFAULT_CAP), True,
+                                  np.int64(NODE_BUDGET), values,
                                   self.stats)
             out[name] = self._card_values(values, taken)
             out[f"{name}_card"] = int(card)
