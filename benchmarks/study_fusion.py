@@ -154,8 +154,9 @@ def report(parts: list[Path]) -> None:
         "",
         "The seat to play, its hand, the cards played before (tricks separated by `|`), "
         "then each legal card's value both ways (N-S card points of the deal); the cards "
-        "each would play are marked (a card alpha-mu did not search, its PIMC value already
-below alpha-mu's best, shows that PIMC value twice). A coach's reading: PIMC's card is the one that is "
+        "each would play are marked (a card alpha-mu did not search, its PIMC value "
+        "already below alpha-mu's best, shows that PIMC value twice). A coach's reading: "
+        "PIMC's card is the one that is "
         "best *if the rest of the hand could be seen later*; alpha-mu's keeps one plan "
         "for the layouts the seat cannot tell apart.",
         "",
