@@ -272,7 +272,8 @@ def test_bad_depth_and_players_are_refused():
 
 def test_sd_dataset_and_analyze_with_alphamu(tmp_path):
     """``simulate --sd --players alphamu``: the manifest says who played, and each deal's
-    column is play_deal's result with four alpha-mu players (same seed and index);
+    column is play_deal's result with four alpha-mu players (same seed and index), and
+    ``table bias`` names them;
     ``analyze --play sd --players alphamu`` says who played and reads the same play-outs
     too."""
     import json
@@ -280,7 +281,7 @@ def test_sd_dataset_and_analyze_with_alphamu(tmp_path):
     import pandas as pd
 
     out = tmp_path / "am"
-    r = runner.invoke(app, ["simulate", "-n", "4", "-s", "5", "--kinds", "H", "--sd", "-w",
+    r = runner.invoke(app, ["simulate", "-n", "4", "-s", "5", "--kinds", "H", "--dd", "--sd", "-w",
                             "2", "--players", "alphamu", "--depth", "2", "-q", "--out",
                             str(out)])
     assert r.exit_code == 0, r.output
@@ -294,6 +295,9 @@ def test_sd_dataset_and_analyze_with_alphamu(tmp_path):
         rec = play_deal(deal, "H", "N", "alphamu", 2, seed=5, dealer=int(row["dealer"]),
                         ruleset=rs, deal_index=int(row["index"]))
         assert rec["ns_points"] == row["H_sd_ns"]
+    r = runner.invoke(app, ["table", "bias", str(out), "-f", "json"])
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.output)["sd"] == "single dummy, alpha-mu 2 worlds, depth 2"
     r = runner.invoke(app, ["analyze", "AJ9.K7.Q.T8", "--seat", "S", "--dealer", "E", "-n",
                             "4", "--kinds", "H", "--play", "sd", "-w", "2", "--players",
                             "alphamu", "-q", "-f", "json"])

@@ -336,5 +336,6 @@ def decide_alphamu(me, own, fixed, forbid, counts, gone, leader, trick, n, play,
     if popcount32(gone) < 4 * (FROM_TRICK - 1):
         depth = np.int64(1)
     c = alphamu_values(me, drawn[:k], gone, leader, trick, n, play, ctx, depth, objective,
-                       decl_side, need, cap, True, np.int64(NODE_BUDGET), values, stats)
+                       decl_side, need, cap, np.bool_(True), np.int64(NODE_BUDGET), values,
+                       stats)
     return c, k
