@@ -591,8 +591,8 @@ def test_pimc_tie_rule_on_built_positions(ruleset, contract, mine, want):
 
 
 def recorded_decide(monkeypatch, pos: Position, worlds: int, key: int):
-    """decide()'s own source (``decide.py_func``, the Python it is compiled from) with the
-    unranking wrapped: what :func:`kernel_decide` returns, plus each world number drawn
+    """decide()'s own source (``decide.py_func``, the Python it is compiled from, and that
+    of the ``draw_worlds`` it calls) with the unranking wrapped: what :func:`kernel_decide` returns, plus each world number drawn
     and the world it gave the solver, in order."""
     from bazarsim.players import pimc
     from bazarsim.players.worlds import world_at
@@ -605,6 +605,7 @@ def recorded_decide(monkeypatch, pos: Position, worlds: int, key: int):
 
     with monkeypatch.context() as m:
         m.setattr(pimc, "world_at", recording)
+        m.setattr(pimc, "draw_worlds", pimc.draw_worlds.py_func)  # which calls world_at
         out = kernel_decide(pos, worlds, key=key, fn=pimc.decide.py_func)
     return (*out, drawn)
 
