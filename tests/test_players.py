@@ -592,8 +592,9 @@ def test_pimc_tie_rule_on_built_positions(ruleset, contract, mine, want):
 
 def recorded_decide(monkeypatch, pos: Position, worlds: int, key: int):
     """decide()'s own source (``decide.py_func``, the Python it is compiled from, and that
-    of the ``draw_worlds`` it calls) with the unranking wrapped: what :func:`kernel_decide` returns, plus each world number drawn
-    and the world it gave the solver, in order."""
+    of the ``draw_worlds`` it calls) with the unranking wrapped: what
+    :func:`kernel_decide` returns, plus each world number drawn and the world it gave the
+    solver, in order."""
     from bazarsim.players import pimc
     from bazarsim.players.worlds import world_at
 
