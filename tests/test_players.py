@@ -592,7 +592,7 @@ def test_pimc_tie_rule_on_built_positions(ruleset, contract, mine, want):
 
 def recorded_decide(monkeypatch, pos: Position, worlds: int, key: int):
     """decide()'s own source (``decide.py_func``, the Python it is compiled from, and that
-    of the ``draw_worlds`` it calls) with the unranking wrapped: what
+    of the ``decision_worlds`` it calls) with the unranking wrapped: what
     :func:`kernel_decide` returns, plus each world number drawn and the world it gave the
     solver, in order."""
     from bazarsim.players import pimc
@@ -606,7 +606,7 @@ def recorded_decide(monkeypatch, pos: Position, worlds: int, key: int):
 
     with monkeypatch.context() as m:
         m.setattr(pimc, "world_at", recording)
-        m.setattr(pimc, "draw_worlds", pimc.draw_worlds.py_func)  # which calls world_at
+        m.setattr(pimc, "decision_worlds", pimc.decision_worlds.py_func)  # calls world_at
         out = kernel_decide(pos, worlds, key=key, fn=pimc.decide.py_func)
     return (*out, drawn)
 

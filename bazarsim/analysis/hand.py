@@ -45,7 +45,7 @@ from bazarsim.deals.constraints import Constraints, parse_constraints, parse_fix
 from bazarsim.deals.generator import DEFAULT_SEED, DealGenerator
 from bazarsim.evaluate.hands import evaluate_deals
 from bazarsim.players.alphamu import DEFAULT_DEPTH
-from bazarsim.players.players import check_depth
+from bazarsim.players.players import check_depth, check_sd_player
 from bazarsim.rules.rulesets import Ruleset
 
 SEVENS = 0x01010101  # the 7 of each suit (bit = suit * 8 + rank, 7 lowest)
@@ -159,10 +159,8 @@ def hand_query(ruleset: Ruleset, hand: str | int, seat: int, dealer: int,
     play = play_key(play)
     if int(worlds) < 1:
         raise BazarsimError(f"--worlds {worlds}: must be at least 1", str(worlds))
-    if sd_player not in ("pimc", "alphamu"):
-        raise BazarsimError(f"--players {sd_player}: use pimc or alphamu", sd_player)
     return HandQuery(rs, seat, dealer, mask, turned_bit, constraints, kinds, bids, contra_code,
-                     play, int(worlds), sd_player, check_depth(sd_depth))
+                     play, int(worlds), check_sd_player(sd_player), check_depth(sd_depth))
 
 
 # --------------------------------------------------------------------------- per deal

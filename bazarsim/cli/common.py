@@ -17,7 +17,13 @@ from bazarsim.core.errors import BazarsimError
 from bazarsim.core.ranges import parse_levels
 from bazarsim.deals.generator import DEFAULT_SEED, seed_number
 from bazarsim.players.alphamu import DEFAULT_DEPTH
-from bazarsim.players.players import DEFAULT_WORLDS, MAX_WORLDS, check_depth, check_worlds
+from bazarsim.players.players import (
+    DEFAULT_WORLDS,
+    MAX_WORLDS,
+    check_depth,
+    check_sd_player,
+    check_worlds,
+)
 from bazarsim.report.freq import frequency_records, frequency_sections, frequency_title
 from bazarsim.report.records import Format, render_records, to_json
 from bazarsim.rules.rulesets import (
@@ -223,9 +229,6 @@ def depth_value(depth: int | None, used: bool, needs: str = "alphamu") -> int:
     return check_depth(DEFAULT_DEPTH if depth is None else depth)
 
 
-SD_PLAYER_NAMES = ("pimc", "alphamu")
-
-
 def sd_player_option(when: str = ""):
     """``--players`` of the single-dummy play-outs: pimc or alphamu for all four seats."""
     return Annotated[str, typer.Option(
@@ -237,8 +240,7 @@ def sd_player_option(when: str = ""):
 
 def sd_player_value(player: str, used: bool, needs: str) -> str:
     """The single-dummy player: checked, and refused when given where nothing plays."""
-    if player not in SD_PLAYER_NAMES:
-        raise BazarsimError(f"--players {player}: use pimc or alphamu", player)
+    check_sd_player(player)
     if player != "pimc" and not used:
         raise BazarsimError(f"--players {player}: it applies only with {needs}", player)
     return player

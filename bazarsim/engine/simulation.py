@@ -36,7 +36,12 @@ from bazarsim.evaluate.hands import (
     points_and_declarations_kernel,
 )
 from bazarsim.players.alphamu import DEFAULT_DEPTH
-from bazarsim.players.players import DEFAULT_WORLDS, check_depth, check_worlds
+from bazarsim.players.players import (
+    DEFAULT_WORLDS,
+    check_depth,
+    check_sd_player,
+    check_worlds,
+)
 from bazarsim.rules.compiled import compiled_rules
 from bazarsim.rules.rulesets import Ruleset, get_ruleset
 from bazarsim.store.parts import read_manifest_or_none, with_part_metadata
@@ -50,7 +55,6 @@ from bazarsim.store.schema import (
     TURNED,
 )
 
-SD_PLAYERS = ("pimc", "alphamu")  # who may play a dataset's single-dummy columns
 DEFAULT_CHUNK = 1 << 20
 # With DD tables (a few ms a deal) a chunk of 2^12 deals is 10 to 20 s of work: what a kill
 # can lose, and how often the progress bar moves.
@@ -127,9 +131,7 @@ class Simulation:
                           else DEFAULT_CHUNK)
         if self.sd:
             check_worlds(self.sd)
-        if self.sd_player not in SD_PLAYERS:
-            raise BazarsimError(f"--players {self.sd_player}: the single-dummy players are "
-                                f"{' or '.join(SD_PLAYERS)}", self.sd_player)
+        check_sd_player(self.sd_player)
         check_depth(self.sd_depth)
         if self.deals < 0:
             raise BazarsimError(f"--deals {self.deals}: must be >= 0")

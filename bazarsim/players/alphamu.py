@@ -32,13 +32,13 @@ import numpy as np
 from bazarsim.core.bits import lowest_bit, popcount32
 from bazarsim.dd.search import M_AUTO, exact_value, reaches
 from bazarsim.players.pimc import (
-    add_world,
     choose_card,
-    draw_worlds,
+    decision_worlds,
     points_from_trick,
     trick_copy,
     trick_result,
     twin_card,
+    world_sums,
 )
 from bazarsim.rules.play import legal_cards
 
@@ -258,13 +258,8 @@ def alphamu_values(me, worlds, gone, leader, trick, n, play, ctx, depth, objecti
     live = np.int64(0xFFFFFFFF) & ~gone
     # PIMC's sums on the same worlds: each card's upper bound (fusion only adds)
     bound = np.zeros(32, np.float64)
-    hands = np.zeros(4, np.int64)
-    tr = trick_copy(trick, n)
-    for w in range(k):
-        for s in range(4):
-            hands[s] = worlds[w, s]
-        add_world(me, legal, hands, 1.0, gone, root_total, leader, tr, n, play, ctx,
-                  objective, decl_side, need, bound)
+    world_sums(me, legal, worlds, np.ones(k), gone, leader, trick, n, play, ctx, objective,
+               decl_side, need, bound)
     cards = np.zeros(8, np.int64)
     keys = np.zeros(8, np.float64)
     m = 0
@@ -326,16 +321,14 @@ def decide_alphamu(me, own, fixed, forbid, counts, gone, leader, trick, n, play,
     legal = legal_cards(own, trick, n, play.strength, play.above, play.rules)
     if popcount32(legal) == 1:
         return lowest_bit(legal), np.int64(0)
-    played = gone
-    for i in range(n):
-        played |= np.int64(1) << trick[i]
-    drawn = np.zeros((n_worlds, 4), np.int64)
-    k = draw_worlds(me, own, fixed, forbid, counts, played, n_worlds, key, scratch, drawn)
+    worlds = decision_worlds(me, own, fixed, forbid, counts, gone, trick, n, n_worlds, key,
+                             scratch)
+    k = worlds.shape[0]
     if k == 0:
         return np.int64(-1), np.int64(-1)
     if popcount32(gone) < 4 * (FROM_TRICK - 1):
         depth = np.int64(1)
-    c = alphamu_values(me, drawn[:k], gone, leader, trick, n, play, ctx, depth, objective,
+    c = alphamu_values(me, worlds, gone, leader, trick, n, play, ctx, depth, objective,
                        decl_side, need, cap, np.bool_(True), np.int64(NODE_BUDGET), values,
                        stats)
     return c, k

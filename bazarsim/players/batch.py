@@ -22,7 +22,7 @@ from bazarsim.deals.generator import seed_key
 from bazarsim.evaluate.hands import shown_cards_kernel
 from bazarsim.players.alphamu import DEFAULT_DEPTH
 from bazarsim.players.pimc import I_ALL, O_POINTS
-from bazarsim.players.players import DEFAULT_WORLDS
+from bazarsim.players.players import DEFAULT_WORLDS, check_sd_player
 from bazarsim.players.playout_kernel import PLAYER_KINDS, REC_NONE, play_out
 from bazarsim.rules.compiled import compiled_rules
 from bazarsim.rules.play import SEAT_ORDER, clockwise_seats
@@ -76,9 +76,7 @@ def sd_tables(deals, dealer=0, ruleset=DEFAULT_RULESET, kinds=None, worlds: int 
     ``alphamu``, ``depth`` its own moves kept common) of ``worlds`` worlds.
     ``indices``: each deal's number in its run (default 0..n-1), which keys its play's
     random streams."""
-    if player not in ("pimc", "alphamu"):
-        raise ValueError(f"single-dummy players are pimc or alphamu, not {player!r}")
-    seats = [(player, int(worlds), int(infer), int(depth))] * 4
+    seats = [(check_sd_player(player), int(worlds), int(infer), int(depth))] * 4
     ns, tricks, kinds = playout_tables(deals, seats, dealer, ruleset, kinds, seed, indices,
                                        tt_bits)
     out: dict[str, np.ndarray] = {}

@@ -168,40 +168,31 @@ def decide(me, own, fixed, forbid, counts, gone, leader, trick, n, play, ctx, n_
     legal = legal_cards(own, trick, n, play.strength, play.above, play.rules)
     if popcount32(legal) == 1:
         return lowest_bit(legal), np.int64(0)
-    sums = np.zeros(32, np.float64)
-    left_total = points_from_trick(gone, play)
-    tr = trick_copy(trick, n)
     if true_hands[0] >= 0:
-        worlds = np.int64(1)
-        hands = true_hands.copy()
-        add_world(me, legal, hands, 1.0, gone, left_total, leader, tr, n, play, ctx,
-                  objective, decl_side, need, sums)
+        worlds = true_hands.reshape(1, 4)
     else:
-        drawn = np.zeros((n_worlds, 4), np.int64)
-        worlds = draw_worlds(me, own, fixed, forbid, counts, gone | _mask(trick, n), n_worlds,
-                             key, scratch, drawn)
-        if worlds == 0:
+        worlds = decision_worlds(me, own, fixed, forbid, counts, gone, trick, n, n_worlds, key,
+                                 scratch)
+        if worlds.shape[0] == 0:
             return np.int64(-1), np.int64(-1)
-        for w in range(worlds):
-            add_world(me, legal, drawn[w], 1.0, gone, left_total, leader, tr, n, play, ctx,
-                      objective, decl_side, need, sums)
-    return choose_card(me, legal, sums, float(worlds), gone, play, objective, decl_side,
-                       values), np.int64(worlds)
+    k = worlds.shape[0]
+    card = decide_worlds(me, own, worlds, np.ones(k), gone, leader, trick, n, play, ctx,
+                         objective, decl_side, need, values)
+    return card, np.int64(k)
 
 
 @nb.njit(cache=True)
-def draw_worlds(me, own, fixed, forbid, counts, played, n_worlds, key, scratch, out):
-    """The worlds of a decision into ``out[:k]`` (each the four hands left; ``played``:
-    every card out of the hands): all of them in a fixed order when at most ``n_worlds``
-    fit the view, else ``n_worlds`` drawn uniformly (with replacement) from the
-    decision's stream ``key``. Returns k (0: no world fits the view)."""
+def decision_worlds(me, own, fixed, forbid, counts, gone, trick, n, n_worlds, key, scratch):
+    """The worlds of a decision, ``[k, 4]`` (each the four hands left; k = 0 when none fits
+    the view): all of them in a fixed order when at most ``n_worlds`` fit, else
+    ``n_worlds`` drawn uniformly (with replacement) from the decision's stream ``key``.
+    ``gone``: the cards of completed tricks, ``trick[:n]`` the current one."""
     seats = other_seats(me)
     classes, sizes, table = scratch
-    free, allowed, need_s = view_arrays(me, own, fixed, forbid, counts, played)
+    free, allowed, need_s = view_arrays(me, own, fixed, forbid, counts, gone | _mask(trick, n))
     total = count_worlds(free, allowed, need_s, seats, BINOM_NB, classes, sizes, table)
-    if total == 0:
-        return np.int64(0)
     worlds = total if total <= n_worlds else n_worlds
+    out = np.zeros((worlds, 4), np.int64)
     k = np.int64(0)
     for w in range(worlds):
         r = np.int64(w)
@@ -211,7 +202,7 @@ def draw_worlds(me, own, fixed, forbid, counts, played, n_worlds, key, scratch, 
             out[w, s] = fixed[s]
         out[w, me] = own
         world_at(r, need_s, seats, BINOM_NB, classes, sizes, table, out[w])
-    return np.int64(worlds)
+    return out
 
 
 @nb.njit(cache=True)
@@ -278,16 +269,10 @@ def choose_card(me, legal, sums, total, gone, play, objective, decl_side, values
 
 
 @nb.njit(cache=True)
-def decide_worlds(me, own, worlds, weights, gone, leader, trick, n, play, ctx, objective,
-                  decl_side, need, values):
-    """Seat ``me``'s card over given worlds (``worlds[k]``: the four hands left, each
-    with its ``weights[k]``): the weighted mean of each legal card's value, best chosen as
-    :func:`decide` does. Returns the card (-1 with no world)."""
-    values[:] = np.nan
-    legal = legal_cards(own, trick, n, play.strength, play.above, play.rules)
-    if popcount32(legal) == 1:
-        return lowest_bit(legal)
-    sums = np.zeros(32, np.float64)
+def world_sums(me, legal, worlds, weights, gone, leader, trick, n, play, ctx, objective,
+               decl_side, need, sums):
+    """Add each legal card's value in every world of positive weight, times the weight, to
+    ``sums`` (:func:`add_world`); returns the weights' total."""
     hands = np.zeros(4, np.int64)
     left_total = points_from_trick(gone, play)
     tr = trick_copy(trick, n)
@@ -298,8 +283,24 @@ def decide_worlds(me, own, worlds, weights, gone, leader, trick, n, play, ctx, o
         for s in range(4):
             hands[s] = worlds[w, s]
         add_world(me, legal, hands, weights[w], gone, left_total, leader, tr, n, play, ctx,
-                   objective, decl_side, need, sums)
+                  objective, decl_side, need, sums)
         total += weights[w]
+    return total
+
+
+@nb.njit(cache=True)
+def decide_worlds(me, own, worlds, weights, gone, leader, trick, n, play, ctx, objective,
+                  decl_side, need, values):
+    """Seat ``me``'s card over given worlds (``worlds[k]``: the four hands left, each
+    with its ``weights[k]``): the weighted mean of each legal card's value, best chosen as
+    :func:`decide` does. Returns the card (-1 with no world)."""
+    values[:] = np.nan
+    legal = legal_cards(own, trick, n, play.strength, play.above, play.rules)
+    if popcount32(legal) == 1:
+        return lowest_bit(legal)
+    sums = np.zeros(32, np.float64)
+    total = world_sums(me, legal, worlds, weights, gone, leader, trick, n, play, ctx,
+                       objective, decl_side, need, sums)
     if total <= 0.0:
         return np.int64(-1)
     return choose_card(me, legal, sums, total, gone, play, objective, decl_side, values)

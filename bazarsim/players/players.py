@@ -36,8 +36,8 @@ from bazarsim.players.pimc import (
     OBJECTIVES,
     decide,
     decision_key,
+    decision_worlds,
     draw_index,
-    draw_worlds,
     new_scratch,
     trick_result,
 )
@@ -242,18 +242,14 @@ class AlphaMuPlayer(_SearchPlayer):
         ctx, scratch = self._context()
         play = contract_play(view.ruleset, view.kind)
         taken, side, need = self._needed(view)
-        played = gone
-        for c in tr[:n]:
-            played |= 1 << int(c)
-        drawn = np.zeros((self.worlds, 4), np.int64)
-        k = draw_worlds(me, np.int64(view.hand), fixed, forbid, counts, np.int64(played),
-                        self.worlds, key, scratch, drawn)
-        if k == 0:
+        drawn = decision_worlds(me, np.int64(view.hand), fixed, forbid, counts, gone, tr, n,
+                                self.worlds, key, scratch)
+        if len(drawn) == 0:
             raise BazarsimError("no deal is consistent with this view (check the history)")
-        out = {"worlds": int(k)}
+        out = {"worlds": len(drawn)}
         for name, depth in (("pimc", 1), ("alphamu", self.depth)):
             values = np.empty(32, np.float64)
-            card = alphamu_values(me, drawn[:k], gone, leader, tr, n, play, ctx,
+            card = alphamu_values(me, drawn, gone, leader, tr, n, play, ctx,
                                   np.int64(depth), np.int64(OBJECTIVES[self.objective]), side,
                                   np.int64(need), np.int64(DEFAULT_CAP), True,
                                   np.int64(NODE_BUDGET), values,
@@ -267,6 +263,16 @@ class AlphaMuPlayer(_SearchPlayer):
         return decide_alphamu(me, hand, fixed, forbid, counts, gone, leader, tr, n, play, ctx,
                               self.worlds, key, objective, side, need, self.depth,
                               DEFAULT_CAP, values, scratch, self.stats)
+
+
+SD_PLAYERS = ("pimc", "alphamu")  # who may play single-dummy columns (all four seats)
+
+
+def check_sd_player(name: str) -> str:
+    """A single-dummy player's name (one clear error otherwise)."""
+    if name not in SD_PLAYERS:
+        raise BazarsimError(f"--players {name}: use {' or '.join(SD_PLAYERS)}", name)
+    return name
 
 
 def check_depth(depth: int) -> int:
