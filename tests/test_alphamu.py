@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 
 from bazarsim.cli import app
 from bazarsim.core.cards import parse_card
-from bazarsim.core.contracts import parse_kind
+from bazarsim.core.contracts import KIND_NAMES, parse_kind
 from bazarsim.core.errors import BazarsimError
 from bazarsim.dd.search import DEFAULT_TT_BITS, O_ALL, new_context
 from bazarsim.deals.generator import DealGenerator
@@ -241,8 +241,6 @@ def test_player_in_the_kernel_plays_as_card_by_card():
         rs = get_ruleset(name)
         for i, deal in enumerate(DealGenerator(5, ruleset=rs).deal(0, 2).hands):
             kind = rs.kinds[i % len(rs.kinds)]
-            from bazarsim.core.contracts import KIND_NAMES
-
             a = play_deal(deal, KIND_NAMES[kind], "S", "alphamu", 4, seed=3, ruleset=rs,
                           deal_index=i)
             b = play_deal(deal, KIND_NAMES[kind], "S", "alphamu", 4, seed=3, ruleset=rs,

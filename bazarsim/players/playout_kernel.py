@@ -11,8 +11,7 @@ import numpy as np
 
 from bazarsim.core.bits import lowest_bit, popcount32
 from bazarsim.dd.search import M_AUTO, exact_value
-from bazarsim.players.alphamu import DEFAULT_CAP as AM_CAP
-from bazarsim.players.alphamu import N_ST, decide_alphamu
+from bazarsim.players.alphamu import DEFAULT_CAP, N_ST, decide_alphamu
 from bazarsim.players.inference import bela_other, shown_absent
 from bazarsim.players.pimc import (
     B_BELA,
@@ -116,7 +115,7 @@ def play_out(deal, leader, play, bela_suits, shown, players, n_worlds, depths, o
             if p == P_ALPHAMU:
                 c, worlds = decide_alphamu(seat, own[seat], fixed, forbid, counts, gone, leader,
                                            trick, n, play, ctx, n_worlds[seat], key, objective,
-                                           decl_side, need, depths[seat], np.int64(AM_CAP),
+                                           decl_side, need, depths[seat], np.int64(DEFAULT_CAP),
                                            values, scratch, am_stats)
             else:
                 c, worlds = decide(seat, own[seat], fixed, forbid, counts, gone, leader, trick,
